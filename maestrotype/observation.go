@@ -1,0 +1,94 @@
+package maestrotype
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is the field an agent branches on.
+type Status string
+
+const (
+	StatusSuccess Status = "success"
+	StatusWarning Status = "warning"
+	StatusError   Status = "error"
+	StatusPending Status = "pending"
+)
+
+// Code is a stable, machine-readable reason attached to non-success
+// observations.
+type Code string
+
+const (
+	CodeUnauthorized        Code = "unauthorized"
+	CodeUnknownTool         Code = "unknown_tool"
+	CodeToolNotAllowed      Code = "tool_not_allowed"
+	CodeInvalidArgs         Code = "invalid_args"
+	CodeInvalidRequest      Code = "invalid_request"
+	CodePayloadTooLarge     Code = "payload_too_large"
+	CodeUnsupportedMedia    Code = "unsupported_media_type"
+	CodeKeyReused           Code = "operation_key_reused"
+	CodeNotFound            Code = "not_found"
+	CodeProviderRejected    Code = "provider_rejected"
+	CodeProviderUnavailable Code = "provider_unavailable"
+	CodeProviderAuth        Code = "provider_auth_failed"
+	CodeOutcomeUnknown      Code = "outcome_unknown"
+	CodeAwaitingApproval    Code = "awaiting_approval"
+	CodeApprovalRejected    Code = "approval_rejected"
+	CodeApprovalTimedOut    Code = "approval_timed_out"
+	CodeDeferred            Code = "deferred"
+	CodeInternal            Code = "internal"
+)
+
+// MaxPayloadBytes caps an observation's payload so a tool result never
+// floods the agent's context.
+const MaxPayloadBytes = 4096
+
+// Observation is the one shape every tool result takes, success and failure
+// alike.
+type Observation struct {
+	Status  Status `json:"status"`
+	Code    Code   `json:"code,omitempty"`
+	Summary string `json:"summary"`
+	// Wording is what the agent may say to the human. It is rendered from
+	// the receipt, so it can only claim what the receipt proves.
+	Wording     string          `json:"wording,omitempty"`
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	Source      *Source         `json:"source,omitempty"`
+	Receipt     *Receipt        `json:"receipt,omitempty"`
+	NextActions *NextActions    `json:"next_actions,omitempty"`
+}
+
+// Source is the provenance of an observation.
+type Source struct {
+	System       string `json:"system"`
+	Tool         string `json:"tool,omitempty"`
+	OperationKey string `json:"operation_key,omitempty"`
+	InvocationID string `json:"invocation_id,omitempty"`
+}
+
+// NextActions tells the agent what to do next. Every failure carries a root
+// cause, a safe remediation and an explicit condition for giving up.
+type NextActions struct {
+	RootCause     string   `json:"root_cause,omitempty"`
+	Remediation   string   `json:"remediation,omitempty"`
+	StopCondition string   `json:"stop_condition,omitempty"`
+	Steps         []string `json:"steps,omitempty"`
+}
+
+// Receipt is the proof, issued by the system that performed an effect, that
+// the effect happened.
+type Receipt struct {
+	// Provider names the system that issued the receipt ("twilio", "ses",
+	// "http:sandbox").
+	Provider string `json:"provider"`
+	// ID is the provider's own identifier of the effect (message SID,
+	// SES message ID, resource ID).
+	ID string `json:"id"`
+	// Status is the provider's status at the time of the receipt.
+	Status string `json:"status,omitempty"`
+	// Fields holds the typed receipt fields the catalog names, e.g.
+	// message_sid for Twilio or message_id for SES.
+	Fields   map[string]string `json:"fields"`
+	IssuedAt time.Time         `json:"issued_at"`
+}
