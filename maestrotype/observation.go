@@ -33,6 +33,7 @@ const (
 	CodeProviderUnavailable Code = "provider_unavailable"
 	CodeProviderAuth        Code = "provider_auth_failed"
 	CodeOutcomeUnknown      Code = "outcome_unknown"
+	CodeInProgress          Code = "in_progress"
 	CodeAwaitingApproval    Code = "awaiting_approval"
 	CodeApprovalRejected    Code = "approval_rejected"
 	CodeApprovalTimedOut    Code = "approval_timed_out"

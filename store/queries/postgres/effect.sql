@@ -1,0 +1,59 @@
+-- All lease arithmetic uses the database's clock, now(): it is the one
+-- clock every worker shares, and within a transaction it is a single
+-- instant, so a claim is judged against one consistent "now". Lease TTLs
+-- arrive in milliseconds.
+
+-- name: EffectInsert
+INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
+                     lease_expires_at, attempts, before_state)
+VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + $6::bigint * interval '1 millisecond', 1, $7)
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+          attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
+
+-- name: EffectGetForClaim
+-- FOR UPDATE holds the row until the claim commits, so no other claimer can
+-- change it between this read and the decision taken on it.
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at,
+       lease_expires_at <= now() AS lease_expired
+FROM effects
+WHERE operation_key = $1
+FOR UPDATE;
+
+-- name: EffectTakeover
+-- before_state is kept: the first attempt read it before the provider could
+-- have acted, while a takeover may already see the effect.
+UPDATE effects
+SET lease_owner = $2,
+    lease_expires_at = now() + $3::bigint * interval '1 millisecond',
+    attempts = attempts + 1,
+    updated_at = now()
+WHERE operation_key = $1
+RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+          attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
+
+-- name: EffectSettle
+-- The lease is not required to be live: an owner whose lease expired but
+-- was never taken over still holds the only record of what happened.
+UPDATE effects
+SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectGet
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+FROM effects
+WHERE operation_key = $1;
+
+-- name: EffectListByStatus
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+FROM effects
+WHERE status = $1
+ORDER BY created_at, operation_key
+LIMIT $2;
+
+-- name: EffectRelease
+DELETE FROM effects
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';

@@ -1,0 +1,36 @@
+-- name: InvocationInsert
+INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
+                         workflow_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at;
+
+-- name: InvocationGet
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at
+FROM invocations
+WHERE id = $1;
+
+-- name: InvocationGetByKey
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at
+FROM invocations
+WHERE operation_key = $1;
+
+-- name: InvocationFinish
+UPDATE invocations
+SET state = $2, observation = $3, updated_at = now()
+WHERE id = $1;
+
+-- name: InvocationSetState
+UPDATE invocations
+SET state = $2, updated_at = now()
+WHERE id = $1;
+
+-- name: InvocationListBySession
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at
+FROM invocations
+WHERE session_id = $1
+ORDER BY created_at, id;

@@ -1,0 +1,59 @@
+-- All lease arithmetic uses the database's clock, 'now', like the
+-- PostgreSQL queries do. Lease TTLs arrive in milliseconds.
+
+-- name: EffectInsert
+INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
+                     lease_expires_at, attempts, before_state)
+VALUES ($1, $2, $3, $4, 'in_progress', $5,
+        strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($6 / 1000.0) || ' seconds'), 1, $7)
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+          attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
+
+-- name: EffectGetForClaim
+-- No FOR UPDATE in SQLite, and none needed: the claim's transaction began
+-- IMMEDIATE and holds the database's write lock until it ends.
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at,
+       lease_expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS lease_expired
+FROM effects
+WHERE operation_key = $1;
+
+-- name: EffectTakeover
+-- before_state is kept: the first attempt read it before the provider could
+-- have acted, while a takeover may already see the effect.
+UPDATE effects
+SET lease_owner = $2,
+    lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($3 / 1000.0) || ' seconds'),
+    attempts = attempts + 1,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE operation_key = $1
+RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+          attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
+
+-- name: EffectSettle
+-- The lease is not required to be live: an owner whose lease expired but
+-- was never taken over still holds the only record of what happened.
+UPDATE effects
+SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectGet
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+FROM effects
+WHERE operation_key = $1;
+
+-- name: EffectListByStatus
+-- rowid breaks ties within a millisecond in insertion order.
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+FROM effects
+WHERE status = $1
+ORDER BY created_at, rowid
+LIMIT $2;
+
+-- name: EffectRelease
+DELETE FROM effects
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';

@@ -1,0 +1,299 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// ErrNotFound is returned by getters when no row matches.
+var ErrNotFound = errors.New("not found")
+
+// ErrLeaseLost is returned when a worker tries to settle an effect whose
+// lease another worker has taken over.
+var ErrLeaseLost = errors.New("effect lease lost")
+
+// DefaultListLimit is the number of rows a List method returns when its
+// limit is zero or negative: an unbounded list is never what an operator
+// meant.
+const DefaultListLimit = 100
+
+// Store is the ledger interface every backend implements.
+//
+// Row IDs left empty by the caller are generated ("inv_…", "undo_…",
+// "def_…", "apr_…"). CreatedAt and UpdatedAt are stamped by the database's
+// clock and ignored on insert; times come back in UTC.
+type Store interface {
+	// Migrate applies the embedded, numbered migrations that have not run yet.
+	Migrate(ctx context.Context) error
+	Close() error
+
+	ToolRegistrySync(ctx context.Context, rows []ToolRegistryRow) error
+	ToolRegistryList(ctx context.Context) ([]ToolRegistryRow, error)
+
+	RefusalInsert(ctx context.Context, r Refusal) error
+	// RefusalList returns the most recent refusals, newest first.
+	RefusalList(ctx context.Context, limit int) ([]Refusal, error)
+
+	// InvocationInsert records an admitted invocation. If a row with the same
+	// operation key exists it is returned unchanged with created=false; the
+	// caller compares ArgsHash to detect a reused key.
+	InvocationInsert(ctx context.Context, inv Invocation) (got Invocation, created bool, err error)
+	InvocationGet(ctx context.Context, id string) (Invocation, error)
+	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
+	// InvocationFinish stores the final state and observation.
+	InvocationFinish(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error
+	InvocationSetState(ctx context.Context, id string, state maestrotype.InvocationState) error
+	// InvocationListBySession returns a session's invocations in the order
+	// they were admitted.
+	InvocationListBySession(ctx context.Context, sessionID string) ([]Invocation, error)
+
+	// EffectClaim is the exactly-once arbiter (INSERT … ON CONFLICT). See
+	// ClaimOutcome for the possible results. When p.Undo is set and the claim
+	// is new, the undo entry is written in the same transaction, so the
+	// compensation exists before the effect can.
+	EffectClaim(ctx context.Context, p EffectClaimParams) (EffectClaimResult, error)
+	// EffectSettle records the outcome of a claimed effect. It fails with
+	// ErrLeaseLost unless p.Owner still holds the lease.
+	EffectSettle(ctx context.Context, p EffectSettleParams) error
+	// EffectRelease hands back a claim whose provider call provably did not
+	// happen (the provider was unreachable or answered 5xx): the effect row
+	// and any undo entry pushed with it are deleted, so the next attempt
+	// claims afresh instead of treating the key as an unknown outcome. It
+	// fails with ErrLeaseLost unless owner holds an in-progress claim.
+	EffectRelease(ctx context.Context, operationKey, owner string) error
+	EffectGet(ctx context.Context, operationKey string) (Effect, error)
+	// EffectListByStatus returns effects in a status, oldest first: the
+	// order a reconciliation queue is worked in.
+	EffectListByStatus(ctx context.Context, status maestrotype.EffectStatus, limit int) ([]Effect, error)
+
+	// UndoListBySession returns a session's undo stack in LIFO order (Seq
+	// descending), the order its compensations run in.
+	UndoListBySession(ctx context.Context, sessionID string) ([]UndoEntry, error)
+
+	// DeferredInsert records a record-deferred intent, idempotent by
+	// operation key: if the key is already recorded, the stored item is
+	// returned unchanged. Status defaults to DeferredRecorded.
+	DeferredInsert(ctx context.Context, d DeferredItem) (DeferredItem, error)
+	// DeferredListBySession returns a session's items in the order they
+	// were recorded.
+	DeferredListBySession(ctx context.Context, sessionID string) ([]DeferredItem, error)
+
+	// ApprovalRequestInsert opens an approval request, idempotent by
+	// operation key: if the key already has a request, the stored one is
+	// returned unchanged. Status defaults to ApprovalPending; TimeoutAt is
+	// required, and a request inserted already decided needs DecidedAt.
+	ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error)
+	ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error)
+	ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error)
+	// ApprovalRequestExpire closes a still-pending request whose timeout
+	// fired, as timed_out or auto_approved by policy. A request that was
+	// decided first is returned unchanged.
+	ApprovalRequestExpire(ctx context.Context, id string, to ApprovalStatus) (ApprovalRequest, error)
+	// ApprovalRequestList returns requests in a status (every status when
+	// empty), oldest first: the order an approver works a queue in.
+	ApprovalRequestList(ctx context.Context, status ApprovalStatus, limit int) ([]ApprovalRequest, error)
+}
+
+// ToolRegistryRow mirrors one catalog row; the table's CHECK constraints
+// refuse unknown classes even if the loader were bypassed.
+type ToolRegistryRow struct {
+	Name             string
+	Effect           maestrotype.Effect
+	Delivery         maestrotype.Delivery
+	Reversibility    maestrotype.Reversibility
+	CompensationTool string // empty when none
+	ApproverRole     string // empty when none
+	ConnectorKind    string
+	Owner            string
+	CatalogHash      string
+}
+
+// Refusal is a call refused before anything ran (deny by default, invalid
+// arguments, reused key). Refusals are logged, never executed.
+type Refusal struct {
+	ID           int64
+	AgentID      string // empty when the caller was not authenticated
+	SessionID    string
+	Tool         string
+	OperationKey string
+	Code         maestrotype.Code
+	Detail       string
+	CreatedAt    time.Time
+}
+
+// Invocation is one admitted tool call.
+type Invocation struct {
+	ID           string
+	OperationKey string
+	SessionID    string
+	AgentID      string
+	Tool         string
+	Args         json.RawMessage // canonical JSON
+	ArgsHash     string          // sha256 hex of Args
+	Route        maestrotype.Route
+	State        maestrotype.InvocationState
+	Observation  *maestrotype.Observation // nil until finished
+	WorkflowID   string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ClaimOutcome is what EffectClaim decided.
+type ClaimOutcome string
+
+const (
+	// ClaimNew: the key was unclaimed; the caller holds a fresh lease.
+	ClaimNew ClaimOutcome = "new"
+	// ClaimTakeover: an earlier holder's lease expired while in progress;
+	// the caller now holds the lease, and the earlier attempt's outcome is
+	// unknown (reconcile or replay the provider's idempotency key first).
+	ClaimTakeover ClaimOutcome = "takeover"
+	// ClaimBusy: another holder's lease is live; retry later.
+	ClaimBusy ClaimOutcome = "busy"
+	// ClaimSettled: the effect already has a final status; use its result.
+	ClaimSettled ClaimOutcome = "settled"
+	// ClaimConflict: the key was used with a different payload hash.
+	ClaimConflict ClaimOutcome = "conflict"
+)
+
+// EffectClaimParams are the inputs of EffectClaim.
+type EffectClaimParams struct {
+	OperationKey string
+	InvocationID string
+	Tool         string
+	PayloadHash  string
+	// Owner names the claiming attempt. It must be unique per attempt
+	// (worker identity plus attempt number, say): the lease fences a stale
+	// attempt out only if the attempt that took over has another name.
+	Owner string
+	// LeaseTTL is how long the claim is exclusive, measured on the
+	// database's clock at millisecond precision. It must be positive.
+	LeaseTTL    time.Duration
+	BeforeState json.RawMessage
+	// Undo is optional: pushed atomically with a new claim (ID generated when
+	// empty, OperationKey defaulting to the claim's, Seq and Status assigned
+	// by the store). It is ignored unless the outcome is ClaimNew.
+	Undo *UndoEntry
+}
+
+// EffectClaimResult is the outcome of EffectClaim and the row as it stands.
+type EffectClaimResult struct {
+	Outcome ClaimOutcome
+	Effect  Effect
+	// Undo is the entry as stored when this claim pushed one, else nil.
+	Undo *UndoEntry
+}
+
+// EffectSettleParams record the outcome of an effect.
+type EffectSettleParams struct {
+	OperationKey string
+	Owner        string
+	Status       maestrotype.EffectStatus // succeeded, failed or needs_reconciliation
+	Receipt      *maestrotype.Receipt
+	AfterState   json.RawMessage
+	Result       *maestrotype.Observation
+	Error        string
+}
+
+// Effect is one row of the idempotency ledger.
+type Effect struct {
+	OperationKey   string
+	InvocationID   string
+	Tool           string
+	PayloadHash    string
+	Status         maestrotype.EffectStatus
+	LeaseOwner     string
+	LeaseExpiresAt time.Time
+	Attempts       int
+	BeforeState    json.RawMessage
+	AfterState     json.RawMessage
+	Receipt        *maestrotype.Receipt
+	Result         *maestrotype.Observation
+	Error          string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// UndoStatus is the lifecycle of an undo entry.
+type UndoStatus string
+
+const (
+	UndoPending     UndoStatus = "pending"
+	UndoCompensated UndoStatus = "compensated"
+	UndoFailed      UndoStatus = "failed"
+	UndoSkipped     UndoStatus = "skipped" // the effect never happened
+)
+
+// UndoEntry is a compensation pushed on a session's undo stack before the
+// effect it undoes runs.
+type UndoEntry struct {
+	ID                  string
+	SessionID           string
+	OperationKey        string // the effect this entry undoes
+	Seq                 int64  // assigned by the store; LIFO order is Seq descending
+	CompensationTool    string
+	CompensationVersion string
+	ArgsSnapshot        json.RawMessage
+	Status              UndoStatus
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// DeferredStatus is the lifecycle of a record-deferred item.
+type DeferredStatus string
+
+const (
+	DeferredRecorded  DeferredStatus = "recorded"
+	DeferredDelivered DeferredStatus = "delivered"
+	DeferredFailed    DeferredStatus = "failed"
+)
+
+// DeferredItem is work recorded in-call and delivered after the call.
+type DeferredItem struct {
+	ID           string
+	SessionID    string
+	OperationKey string
+	Tool         string
+	Args         json.RawMessage
+	Status       DeferredStatus
+	Receipt      *maestrotype.Receipt
+	Reason       string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ApprovalStatus is the lifecycle of an approval request.
+type ApprovalStatus string
+
+const (
+	ApprovalPending      ApprovalStatus = "pending"
+	ApprovalApproved     ApprovalStatus = "approved"
+	ApprovalRejected     ApprovalStatus = "rejected"
+	ApprovalTimedOut     ApprovalStatus = "timed_out"
+	ApprovalAutoApproved ApprovalStatus = "auto_approved"
+)
+
+// ApprovalRequest freezes the exact arguments of a gated call.
+type ApprovalRequest struct {
+	ID           string
+	InvocationID string
+	OperationKey string
+	SessionID    string
+	AgentID      string
+	Tool         string
+	Args         json.RawMessage // canonical, frozen
+	ArgsHash     string
+	ApproverRole string
+	Reason       string
+	RiskTags     []string
+	Context      json.RawMessage // the session's recent calls, shown to approvers
+	Status       ApprovalStatus
+	TimeoutAt    time.Time
+	DecidedBy    string
+	DecidedAt    *time.Time
+	CreatedAt    time.Time
+}
