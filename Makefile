@@ -1,0 +1,30 @@
+# maestro: durable, receipted tool calls for AI agents.
+export GOTOOLCHAIN := go1.27.3
+# Tests run against PostgreSQL; dev mode uses SQLite unless DATABASE_URL is set.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+
+GO ?= go
+PKGS := ./...
+
+.PHONY: demo run test vet build fmt bench help
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+demo: ## run everything embedded, drive a scripted scenario through the API, exit 0
+	$(GO) run ./cmd/demo
+
+run: ## start the long-running dev service (embedded Temporal, SQLite ledger, stand-ins)
+	$(GO) run ./cmd/worker --dev
+
+test: vet ## vet, then every test with the race detector against PostgreSQL
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+vet: ## go vet
+	$(GO) vet $(PKGS)
+
+build: ## build the binaries into bin/
+	$(GO) build -o bin/ ./cmd/...
+
+fmt: ## gofmt the tree
+	gofmt -w $$(git ls-files '*.go')

@@ -1,0 +1,80 @@
+package activities
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Config holds the activities' dependencies.
+type Config struct {
+	Store      store.Store
+	Catalog    *tools.Catalog
+	Connectors connectors.Set
+	// LeaseTTL is how long a claim on an operation key is exclusive; it
+	// must outlast one provider call. Optional: default 30s.
+	LeaseTTL time.Duration
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 30 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("activities: a store is required")
+	case c.Catalog == nil:
+		return errors.New("activities: a catalog is required")
+	case c.Connectors == nil:
+		return errors.New("activities: connectors are required")
+	}
+	return nil
+}
+
+// Activities are registered with the worker; their method names are the
+// activity names the workflows use.
+type Activities struct {
+	cfg Config
+}
+
+// New validates cfg and builds the activities.
+func New(cfg Config) (*Activities, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Activities{cfg: cfg}, nil
+}
+
+// Register registers every activity under the names in package workflows.
+func (a *Activities) Register(w worker.Registry) {
+	w.RegisterActivityWithOptions(a.Execute, activityName(workflows.ActivityExecute))
+	w.RegisterActivityWithOptions(a.RecordDeferred, activityName(workflows.ActivityRecordDeferred))
+}
+
+func (a *Activities) tool(name string) (*tools.Tool, error) {
+	t, ok := a.cfg.Catalog.Tool(name)
+	if !ok {
+		// The catalog changed under a running invocation; retrying cannot help.
+		return nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("tool %q is no longer in the catalog", name))
+	}
+	return t, nil
+}

@@ -1,0 +1,67 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/maestro-run/maestro/approval"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/observation"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// resolveApproval reads a gated call's decision from the ledger. It reports
+// proceed=true only for an approved request, and then rewrites in to the
+// frozen (possibly modified) arguments the approver saw.
+func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput) (workflows.InvocationResult, bool, error) {
+	req, err := a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID)
+	if err != nil {
+		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
+	}
+	if req.Status == store.ApprovalPending && in.ApprovalExpired {
+		to := store.ApprovalTimedOut
+		if tool.Approval.AutoApproveOnTimeout() {
+			to = store.ApprovalAutoApproved
+		}
+		req, err = a.cfg.Store.ApprovalRequestExpire(ctx, in.ApprovalID, to)
+		if err != nil {
+			return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error closing expired approval request: %w", err))
+		}
+	}
+	src := source(tool, *in)
+	switch req.Status {
+	case store.ApprovalPending:
+		return workflows.InvocationResult{State: mt.InvocationAwaitingApproval}, false, nil
+	case store.ApprovalRejected:
+		res, err := a.finish(ctx, *in, mt.InvocationRejected, observation.Error(observation.Failure{
+			Code:          mt.CodeApprovalRejected,
+			Summary:       fmt.Sprintf("%s was rejected by an approver; nothing was done", in.Tool),
+			RootCause:     "A human with the " + req.ApproverRole + " role rejected the request.",
+			Remediation:   "Tell the person it was not done and, if they still want it, that a team member will follow up.",
+			StopCondition: "Do not retry the same call: the rejection stands.",
+			Wording:       "I wasn't able to get approval for that, so it has not been done.",
+		}, src))
+		return res, false, err
+	case store.ApprovalTimedOut:
+		res, err := a.finish(ctx, *in, mt.InvocationTimedOut, observation.Error(observation.Failure{
+			Code:          mt.CodeApprovalTimedOut,
+			Summary:       fmt.Sprintf("No approver decided on %s in time; nothing was done", in.Tool),
+			RootCause:     "The approval request expired under the tool's timeout policy.",
+			Remediation:   "Tell the person it has not been done yet and that the team will follow up.",
+			StopCondition: "Do not retry automatically: a new request needs a new operation key.",
+			Wording:       "I couldn't get that approved in time, so it hasn't been done yet.",
+		}, src))
+		return res, false, err
+	case store.ApprovalApproved, store.ApprovalAutoApproved:
+		_, hash, err := approval.Canonicalize(req.Args)
+		if err != nil || hash != req.ArgsHash {
+			return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant,
+				fmt.Errorf("approval %s: frozen arguments no longer hash to the approved value", req.ID))
+		}
+		in.Args, in.ArgsHash = req.Args, req.ArgsHash
+		return workflows.InvocationResult{}, true, nil
+	}
+	return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("approval %s has unknown status %q", req.ID, req.Status))
+}

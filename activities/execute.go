@@ -1,0 +1,220 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/maestro-run/maestro/connectors"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/observation"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Execute performs one invocation's effect (or read) and records the
+// outcome. Business outcomes (a provider refusal, an unknown outcome) come
+// back as observations; only failures worth retrying are returned as errors.
+func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (workflows.InvocationResult, error) {
+	tool, err := a.tool(in.Tool)
+	if err != nil {
+		return workflows.InvocationResult{}, err
+	}
+	if in.Route == mt.RouteGated {
+		res, proceed, err := a.resolveApproval(ctx, tool, &in)
+		if err != nil || !proceed {
+			return res, err
+		}
+	}
+	call, err := renderCall(tool, in)
+	if err != nil {
+		return a.finish(ctx, in, mt.InvocationFailed, observation.Error(observation.Failure{
+			Code:          mt.CodeInvalidArgs,
+			Summary:       "The call could not be prepared for " + in.Tool,
+			RootCause:     err.Error(),
+			Remediation:   "Check the arguments against the tool's schema and call again with a new operation key.",
+			StopCondition: "Stop if the same arguments fail again.",
+		}, source(tool, in)))
+	}
+	if in.Route == mt.RouteRead {
+		return a.read(ctx, tool, in, call)
+	}
+	return a.effect(ctx, tool, in, call)
+}
+
+// read runs a lookup. Reads change nothing, so they need no ledger claim.
+func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
+	res, err := a.cfg.Connectors.Do(ctx, call)
+	if err != nil {
+		ce := connectors.AsError(err)
+		if ce.Retryable() && !lastAttempt(ctx) {
+			return workflows.InvocationResult{}, retryable(ErrTypeProviderRetry, ce)
+		}
+		return a.finish(ctx, in, mt.InvocationFailed, failureObservation(tool, in, ce))
+	}
+	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, nil, res.Payload))
+	if err != nil {
+		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
+	}
+	obs := observation.Success("Looked up "+tool.Name, wording, res.Payload, nil, source(tool, in))
+	return a.finish(ctx, in, mt.InvocationSucceeded, obs)
+}
+
+// effect performs a write under the idempotency ledger: claim the key (and,
+// for compensable writes, push the undo entry in the same transaction), call
+// the provider with the key, then settle the claim with the receipt.
+func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
+	owner := leaseOwner(ctx)
+	claim, err := a.cfg.Store.EffectClaim(ctx, store.EffectClaimParams{
+		OperationKey: in.OperationKey,
+		InvocationID: in.InvocationID,
+		Tool:         in.Tool,
+		PayloadHash:  in.ArgsHash,
+		Owner:        owner,
+		LeaseTTL:     a.cfg.LeaseTTL,
+		BeforeState:  beforeState(call),
+		Undo:         undoEntry(tool, in),
+	})
+	if err != nil {
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error claiming operation key: %w", err))
+	}
+	switch claim.Outcome {
+	case store.ClaimSettled:
+		return a.finishFromEffect(ctx, in, claim.Effect)
+	case store.ClaimConflict:
+		return a.finish(ctx, in, mt.InvocationFailed, keyReusedObservation(tool, in))
+	case store.ClaimBusy:
+		return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("another attempt holds the lease on this operation key"))
+	case store.ClaimTakeover:
+		// An earlier attempt died with the call in flight. Only a provider
+		// that deduplicates on our key makes a resend safe; otherwise the
+		// outcome must be reconciled before anything is sent again.
+		if !call.Replayable() {
+			return a.settleUnknown(ctx, tool, in, owner, "an earlier attempt stopped after calling the provider and before recording its answer")
+		}
+	}
+
+	res, err := a.cfg.Connectors.Do(ctx, call)
+	if err != nil {
+		return a.settleFailure(ctx, tool, in, owner, connectors.AsError(err))
+	}
+	return a.settleSuccess(ctx, tool, in, owner, res)
+}
+
+func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, res connectors.Result) (workflows.InvocationResult, error) {
+	if err := checkReceipt(tool, res.Receipt); err != nil {
+		// The provider answered 2xx but did not prove the effect: we can
+		// neither claim it nor call it failed.
+		return a.settleUnknown(ctx, tool, in, owner, err.Error())
+	}
+	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, res.Receipt, res.Payload))
+	if err != nil {
+		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
+	}
+	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
+	return a.settle(ctx, in, store.EffectSettleParams{
+		OperationKey: in.OperationKey,
+		Owner:        owner,
+		Status:       mt.EffectSucceeded,
+		Receipt:      res.Receipt,
+		AfterState:   res.Payload,
+		Result:       &obs,
+	})
+}
+
+func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, ce *connectors.Error) (workflows.InvocationResult, error) {
+	switch {
+	case ce.Class == connectors.ClassUnknown:
+		return a.settleUnknown(ctx, tool, in, owner, ce.Error())
+	case ce.Retryable() && !lastAttempt(ctx):
+		// Nothing happened at the provider: hand the key back so the next
+		// attempt may claim it afresh.
+		if err := a.cfg.Store.EffectRelease(ctx, in.OperationKey, owner); err != nil {
+			return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error releasing operation key: %w", err))
+		}
+		return workflows.InvocationResult{}, retryable(ErrTypeProviderRetry, ce)
+	}
+	obs := failureObservation(tool, in, ce)
+	return a.settle(ctx, in, store.EffectSettleParams{
+		OperationKey: in.OperationKey,
+		Owner:        owner,
+		Status:       mt.EffectFailed,
+		Result:       &obs,
+		Error:        ce.Error(),
+	})
+}
+
+func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner, why string) (workflows.InvocationResult, error) {
+	obs := unknownObservation(tool, in, why)
+	return a.settle(ctx, in, store.EffectSettleParams{
+		OperationKey: in.OperationKey,
+		Owner:        owner,
+		Status:       mt.EffectNeedsReconciliation,
+		Result:       &obs,
+		Error:        why,
+	})
+}
+
+func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p store.EffectSettleParams) (workflows.InvocationResult, error) {
+	err := a.cfg.Store.EffectSettle(ctx, p)
+	if errors.Is(err, store.ErrLeaseLost) {
+		// Another attempt took over and owns the outcome; report what the
+		// ledger says rather than what this attempt saw.
+		eff, gerr := a.cfg.Store.EffectGet(ctx, in.OperationKey)
+		if gerr != nil {
+			return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error reading effect after losing its lease: %w", gerr))
+		}
+		if eff.Status == mt.EffectInProgress {
+			return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("lease lost to another attempt that is still in progress"))
+		}
+		return a.finishFromEffect(ctx, in, eff)
+	}
+	if err != nil {
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
+	}
+	return a.finish(ctx, in, invocationState(p.Status), *p.Result)
+}
+
+func (a *Activities) finishFromEffect(ctx context.Context, in workflows.ExecuteInput, eff store.Effect) (workflows.InvocationResult, error) {
+	if eff.Result == nil {
+		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("settled effect %s has no stored result", eff.OperationKey))
+	}
+	return a.finish(ctx, in, invocationState(eff.Status), *eff.Result)
+}
+
+// finish records the invocation's final state and observation.
+func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
+	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
+	}
+	return workflows.InvocationResult{State: state, Observation: obs}, nil
+}
+
+func invocationState(s mt.EffectStatus) mt.InvocationState {
+	switch s {
+	case mt.EffectSucceeded:
+		return mt.InvocationSucceeded
+	case mt.EffectNeedsReconciliation:
+		return mt.InvocationNeedsReconciliation
+	default:
+		return mt.InvocationFailed
+	}
+}
+
+// leaseOwner names this attempt. A retry of the same activity is a new
+// owner, so a crashed attempt's lease is recognised as someone else's.
+func leaseOwner(ctx context.Context) string {
+	info := activity.GetInfo(ctx)
+	return fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+}
+
+func lastAttempt(ctx context.Context) bool {
+	info := activity.GetInfo(ctx)
+	if info.RetryPolicy == nil || info.RetryPolicy.MaximumAttempts == 0 {
+		return false
+	}
+	return info.Attempt >= info.RetryPolicy.MaximumAttempts
+}

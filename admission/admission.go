@@ -1,0 +1,231 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/maestro-run/maestro/approval"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Config holds the gate's dependencies.
+type Config struct {
+	Store    store.Store
+	Catalog  *tools.Catalog
+	Temporal client.Client
+	// TaskQueue for invocation workflows. Optional: default workflows.TaskQueue.
+	TaskQueue string
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock. Optional: default time.Now.
+	Now func() time.Time
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.TaskQueue == "" {
+		c.TaskQueue = workflows.TaskQueue
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("admission: a store is required")
+	case c.Catalog == nil:
+		return errors.New("admission: a catalog is required")
+	case c.Temporal == nil:
+		return errors.New("admission: a Temporal client is required")
+	}
+	return nil
+}
+
+// Gate admits tool calls.
+type Gate struct {
+	cfg Config
+}
+
+// New validates cfg and builds a gate.
+func New(cfg Config) (*Gate, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Gate{cfg: cfg}, nil
+}
+
+// Request is one call as an agent made it.
+type Request struct {
+	AgentID      string
+	SessionID    string
+	Tool         string
+	Args         []byte
+	OperationKey string
+	ToolCallID   string
+	// SessionContext holds facts about the session for approval conditions.
+	SessionContext map[string]string
+}
+
+// Admitted is an invocation that passed the gate and whose workflow runs.
+type Admitted struct {
+	Invocation store.Invocation
+	// Created is false when the operation key was seen before with the same
+	// tool and arguments: the caller gets the original invocation.
+	Created    bool
+	ApprovalID string
+}
+
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$`)
+
+// Admit runs every check and, if all pass, records the invocation and
+// starts its workflow. A refused call returns a *Refusal error and runs
+// nothing; every refusal is logged in the ledger.
+func (g *Gate) Admit(ctx context.Context, req Request) (Admitted, error) {
+	adm, err := g.admit(ctx, req)
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		g.logRefusal(ctx, req, ref)
+	}
+	return adm, err
+}
+
+func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
+	agent, ok := g.cfg.Catalog.Agent(req.AgentID)
+	if !ok {
+		return Admitted{}, refuseUnauthorized()
+	}
+	if req.SessionID == "" {
+		return Admitted{}, refuseBadRequest("session_id is required: every call belongs to a call or agent session")
+	}
+	tool, ok := g.cfg.Catalog.Tool(req.Tool)
+	if !ok {
+		return Admitted{}, refuseUnknownTool(req.Tool)
+	}
+	if !agent.Allows(tool.Name) {
+		return Admitted{}, refuseNotAllowed(req.Tool, agent.ID)
+	}
+	if err := tool.ValidateArgs(req.Args); err != nil {
+		return Admitted{}, refuseInvalidArgs(tool, err)
+	}
+	canonical, hash, err := approval.Canonicalize(req.Args)
+	if err != nil {
+		return Admitted{}, refuseInvalidArgs(tool, err)
+	}
+	key, err := operationKey(req)
+	if err != nil {
+		return Admitted{}, err
+	}
+	route := tool.Route()
+	state := mt.InvocationRunning
+	if route == mt.RouteGated {
+		state = mt.InvocationAwaitingApproval
+	}
+	inv, created, err := g.cfg.Store.InvocationInsert(ctx, store.Invocation{
+		OperationKey: key,
+		SessionID:    req.SessionID,
+		AgentID:      agent.ID,
+		Tool:         tool.Name,
+		Args:         canonical,
+		ArgsHash:     hash,
+		Route:        route,
+		State:        state,
+		WorkflowID:   workflows.InvocationWorkflowID(key),
+	})
+	if err != nil {
+		return Admitted{}, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if !created && (inv.Tool != tool.Name || inv.ArgsHash != hash || inv.AgentID != agent.ID) {
+		return Admitted{}, refuseKeyReused(key, inv)
+	}
+	adm := Admitted{Invocation: inv, Created: created}
+	if inv.State.Terminal() {
+		return adm, nil
+	}
+	in := workflows.InvocationInput{
+		InvocationID: inv.ID,
+		OperationKey: inv.OperationKey,
+		SessionID:    inv.SessionID,
+		AgentID:      inv.AgentID,
+		Tool:         inv.Tool,
+		Route:        inv.Route,
+		Args:         inv.Args,
+		ArgsHash:     inv.ArgsHash,
+	}
+	if inv.Route == mt.RouteGated {
+		apr, err := g.openApproval(ctx, tool, inv, req.SessionContext)
+		if err != nil {
+			return Admitted{}, err
+		}
+		adm.ApprovalID = apr.ID
+		in.ApprovalID = apr.ID
+		in.PreApproved = apr.Status != store.ApprovalPending
+		in.ApprovalTimeout = tool.Approval.Timeout
+	}
+	// Starting is idempotent: a duplicate request, or a retry after a crash
+	// between the insert and the start, finds the workflow already there.
+	if err := g.start(ctx, in); err != nil {
+		return Admitted{}, err
+	}
+	return adm, nil
+}
+
+func (g *Gate) start(ctx context.Context, in workflows.InvocationInput) error {
+	_, err := g.cfg.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.InvocationWorkflowID(in.OperationKey),
+		TaskQueue:                g.cfg.TaskQueue,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.InvocationWorkflowName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err != nil && !errors.As(err, &started) {
+		return fmt.Errorf("error starting invocation workflow: %w", err)
+	}
+	return nil
+}
+
+func operationKey(req Request) (string, error) {
+	key := req.OperationKey
+	if key == "" && req.SessionID != "" && req.ToolCallID != "" {
+		key = req.SessionID + ":" + req.ToolCallID
+	}
+	if key == "" {
+		return "", refuseBadRequest("operation_key is required (or session_id with tool_call_id, to derive one)")
+	}
+	if !keyPattern.MatchString(key) {
+		return "", refuseBadRequest("operation_key must be 1-200 characters of letters, digits and ._:/@- and start with a letter or digit")
+	}
+	return key, nil
+}
+
+func (g *Gate) logRefusal(ctx context.Context, req Request, ref *Refusal) {
+	err := g.cfg.Store.RefusalInsert(ctx, store.Refusal{
+		AgentID:      req.AgentID,
+		SessionID:    req.SessionID,
+		Tool:         req.Tool,
+		OperationKey: req.OperationKey,
+		Code:         ref.Observation.Code,
+		Detail:       ref.Observation.Summary,
+	})
+	if err != nil {
+		g.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)
+	}
+	g.cfg.Logger.Info("call refused", "agent", req.AgentID, "tool", req.Tool, "code", ref.Observation.Code)
+}

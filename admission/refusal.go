@@ -1,0 +1,106 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/observation"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Refusal is a call the gate refused before anything ran.
+type Refusal struct {
+	HTTPStatus  int
+	Observation mt.Observation
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("refused (%s): %s", r.Observation.Code, r.Observation.Summary)
+}
+
+func refuse(status int, f observation.Failure) *Refusal {
+	return &Refusal{HTTPStatus: status, Observation: observation.Error(f, &mt.Source{System: "maestro"})}
+}
+
+func refuseUnauthorized() *Refusal {
+	return refuse(http.StatusUnauthorized, observation.Failure{
+		Code:          mt.CodeUnauthorized,
+		Summary:       "The caller is not a known agent",
+		RootCause:     "The request's credentials map to no agent in the catalog.",
+		Remediation:   "Send Authorization: Bearer <agent key> with a key issued for this agent.",
+		StopCondition: "Do not retry with the same key.",
+	})
+}
+
+func refuseUnknownTool(name string) *Refusal {
+	return refuse(http.StatusNotFound, observation.Failure{
+		Code:          mt.CodeUnknownTool,
+		Summary:       fmt.Sprintf("There is no tool named %q; nothing was run", name),
+		RootCause:     "Tools absent from the catalog never run (deny by default).",
+		Remediation:   "List the tools you may use with GET /v1/tools and call one of those.",
+		StopCondition: "Do not retry this tool name.",
+		Wording:       "I'm not able to do that from here.",
+	})
+}
+
+func refuseNotAllowed(name, agent string) *Refusal {
+	return refuse(http.StatusForbidden, observation.Failure{
+		Code:          mt.CodeToolNotAllowed,
+		Summary:       fmt.Sprintf("Agent %s may not use %s; nothing was run", agent, name),
+		RootCause:     "The tool is not in this agent's allowlist (deny by default).",
+		Remediation:   "Use a tool from GET /v1/tools, or hand over to a human.",
+		StopCondition: "Do not retry this tool.",
+		Wording:       "I'm not able to do that from here, but I can pass it to the team.",
+	})
+}
+
+func refuseInvalidArgs(tool *tools.Tool, err error) *Refusal {
+	f := observation.Failure{
+		Code:          mt.CodeInvalidArgs,
+		Summary:       fmt.Sprintf("Arguments for %s are invalid; nothing was run", tool.Name),
+		RootCause:     err.Error(),
+		Remediation:   "Fix the fields named below and call again.",
+		StopCondition: "Stop after two invalid attempts and ask the person for the missing details.",
+	}
+	var ae *tools.ArgsError
+	if errors.As(err, &ae) {
+		f.Payload = map[string]any{"violations": ae.Violations}
+		if len(ae.Violations) > 0 {
+			v := ae.Violations[0]
+			f.Remediation = fmt.Sprintf("Fix %s: %s", v.Field, v.Hint)
+		}
+	}
+	return refuse(http.StatusUnprocessableEntity, f)
+}
+
+func refuseKeyReused(key string, existing store.Invocation) *Refusal {
+	return refuse(http.StatusConflict, observation.Failure{
+		Code:          mt.CodeKeyReused,
+		Summary:       fmt.Sprintf("Operation key %q was already used with other arguments; nothing was run", key),
+		RootCause:     fmt.Sprintf("The key names invocation %s of %s with different arguments.", existing.ID, existing.Tool),
+		Remediation:   "Use a new operation key for a different effect, or resend the original arguments to get the original result.",
+		StopCondition: "Do not retry with this key and these arguments.",
+	})
+}
+
+func refuseBadRequest(msg string) *Refusal {
+	return refuse(http.StatusBadRequest, observation.Failure{
+		Code:          mt.CodeInvalidRequest,
+		Summary:       "The request is malformed; nothing was run",
+		RootCause:     msg,
+		Remediation:   "Fix the request body as described and send it again.",
+		StopCondition: "Stop if the corrected request is refused again.",
+	})
+}
+
+// BadRequest builds the refusal the HTTP layer uses for bodies that never
+// reach the gate (malformed JSON, wrong content type, oversized bodies).
+func BadRequest(status int, code mt.Code, msg string) *Refusal {
+	r := refuseBadRequest(msg)
+	r.HTTPStatus = status
+	r.Observation.Code = code
+	return r
+}

@@ -1,0 +1,198 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/observation"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// retryAfterSeconds is the poll interval suggested to agents for pending
+// invocations.
+const retryAfterSeconds = 2
+
+func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+	agent := agentFrom(r.Context())
+	var req apitype.InvokeRequest
+	if ref := s.decodeJSON(w, r, &req); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	if req.Tool == "" {
+		writeRefusal(w, admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, `"tool" is required`))
+		return
+	}
+	if len(req.Args) == 0 || string(req.Args) == "null" {
+		req.Args = json.RawMessage(`{}`)
+	}
+	adm, err := s.cfg.Gate.Admit(r.Context(), admission.Request{
+		AgentID:      agent.ID,
+		SessionID:    req.SessionID,
+		Tool:         req.Tool,
+		Args:         req.Args,
+		OperationKey: req.OperationKey,
+		ToolCallID:   req.ToolCallID,
+
+		SessionContext: req.SessionContext,
+	})
+	var ref *admission.Refusal
+	if errors.As(err, &ref) {
+		writeRefusal(w, ref)
+		return
+	}
+	if err != nil {
+		s.cfg.Logger.Error("admission failed", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	inv := adm.Invocation
+	if !inv.State.Terminal() && inv.Route != mt.RouteGated {
+		inv = s.wait(r.Context(), inv)
+	}
+	s.writeInvocation(w, inv, adm.ApprovalID)
+}
+
+// wait blocks until the invocation's workflow completes or WaitTimeout
+// passes, then returns the invocation as the ledger records it: the ledger,
+// not the workflow result, is the source of truth.
+func (s *Server) wait(ctx context.Context, inv store.Invocation) store.Invocation {
+	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
+	defer cancel()
+	var res workflows.InvocationResult
+	if err := s.cfg.Temporal.GetWorkflow(waitCtx, inv.WorkflowID, "").Get(waitCtx, &res); err != nil {
+		if waitCtx.Err() == nil {
+			s.cfg.Logger.Error("invocation workflow failed", "invocation", inv.ID, "err", err)
+		}
+	}
+	got, err := s.cfg.Store.InvocationGet(ctx, inv.ID)
+	if err != nil {
+		s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", err)
+		return inv
+	}
+	return got
+}
+
+func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
+	agent := agentFrom(r.Context())
+	inv, err := s.cfg.Store.InvocationGet(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) || err == nil && inv.AgentID != agent.ID {
+		writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no invocation "+r.PathValue("id")+" for this agent"))
+		return
+	}
+	if err != nil {
+		s.cfg.Logger.Error("could not read invocation", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	approvalID := ""
+	if inv.Route == mt.RouteGated {
+		if apr, err := s.cfg.Store.ApprovalRequestGetByKey(r.Context(), inv.OperationKey); err == nil {
+			approvalID = apr.ID
+		}
+	}
+	s.writeInvocation(w, inv, approvalID)
+}
+
+// writeInvocation answers 200 with the final observation, or 202 with a
+// pending one and a Retry-After hint.
+func (s *Server) writeInvocation(w http.ResponseWriter, inv store.Invocation, approvalID string) {
+	body := apitype.Invocation{
+		InvocationID: inv.ID,
+		OperationKey: inv.OperationKey,
+		SessionID:    inv.SessionID,
+		Tool:         inv.Tool,
+		Route:        inv.Route,
+		State:        inv.State,
+		ApprovalID:   approvalID,
+		CreatedAt:    &inv.CreatedAt,
+		UpdatedAt:    &inv.UpdatedAt,
+	}
+	if inv.State.Terminal() && inv.Observation != nil {
+		body.Observation = *inv.Observation
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
+	body.Observation = s.pendingObservation(inv, approvalID)
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	writeJSON(w, http.StatusAccepted, body)
+}
+
+func (s *Server) pendingObservation(inv store.Invocation, approvalID string) mt.Observation {
+	src := &mt.Source{System: "maestro", Tool: inv.Tool, OperationKey: inv.OperationKey, InvocationID: inv.ID}
+	poll := fmt.Sprintf("GET /v1/invocations/%s after %d seconds", inv.ID, retryAfterSeconds)
+	if inv.State == mt.InvocationAwaitingApproval {
+		wording := "I've asked a team member to approve that; I'll let you know once it's decided."
+		if tool, ok := s.cfg.Catalog.Tool(inv.Tool); ok {
+			args, _ := tools.DecodeArgs(inv.Args)
+			if wd, err := tool.RenderWording(tools.OutcomePending, tools.TemplateData{Args: args}); err == nil && wd != "" {
+				wording = wd
+			}
+		}
+		return observation.Pending(observation.Failure{
+			Code:          mt.CodeAwaitingApproval,
+			Summary:       fmt.Sprintf("%s is waiting for approval %s; nothing has been done yet", inv.Tool, approvalID),
+			RootCause:     "Money and irreversible calls need a human decision before they run.",
+			Remediation:   "Tell the person it is pending approval, then " + poll + ".",
+			StopCondition: "Stop polling once the state is final; never say it is done before a receipt arrives.",
+			Wording:       wording,
+			Payload:       map[string]string{"approval_id": approvalID},
+		}, src)
+	}
+	return observation.Pending(observation.Failure{
+		Code:          mt.CodeInProgress,
+		Summary:       inv.Tool + " is still running; nothing is confirmed yet",
+		RootCause:     "The provider has not answered within the API's wait time.",
+		Remediation:   "Tell the person you're still working on it, then " + poll + ".",
+		StopCondition: "Stop polling once the state is final; never say it is done before a receipt arrives.",
+		Wording:       "I'm still working on that.",
+	}, src)
+}
+
+func unavailableRefusal() *admission.Refusal {
+	r := internalRefusal()
+	r.HTTPStatus = http.StatusServiceUnavailable
+	return r
+}
+
+// decodeJSON reads a JSON body strictly: the right content type, a bounded
+// size, no unknown fields and nothing after the object.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) *admission.Refusal {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "application/json" {
+		return admission.BadRequest(http.StatusUnsupportedMediaType, mt.CodeUnsupportedMedia,
+			"Content-Type must be application/json")
+	}
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	if err == nil {
+		if dec.Decode(&struct{}{}) != io.EOF {
+			err = errors.New("unexpected data after the JSON object")
+		}
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
+		return admission.BadRequest(http.StatusRequestEntityTooLarge, mt.CodePayloadTooLarge,
+			fmt.Sprintf("the request body exceeds %d bytes", tooBig.Limit))
+	case errors.Is(err, io.EOF):
+		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "the request body is empty")
+	default:
+		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "malformed JSON: "+err.Error())
+	}
+}

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Config holds the server's dependencies and limits.
+type Config struct {
+	Store    store.Store
+	Catalog  *tools.Catalog
+	Gate     *admission.Gate
+	Temporal client.Client
+	// WaitTimeout is how long POST /v1/invocations waits for a result
+	// before answering 202. Optional: default 15s.
+	WaitTimeout time.Duration
+	// MaxBodyBytes caps request bodies. Optional: default 64 KiB.
+	MaxBodyBytes int64
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = 15 * time.Second
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 64 << 10
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("api: a store is required")
+	case c.Catalog == nil:
+		return errors.New("api: a catalog is required")
+	case c.Gate == nil:
+		return errors.New("api: an admission gate is required")
+	case c.Temporal == nil:
+		return errors.New("api: a Temporal client is required")
+	}
+	return nil
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New validates cfg and builds the server.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	s.routes()
+	return s, nil
+}
+
+// Routes lists every route the server serves, as "METHOD /path"; the
+// OpenAPI document is checked against it.
+var Routes = []string{
+	"GET /healthz",
+	"GET /openapi.yaml",
+	"GET /v1/tools",
+	"POST /v1/invocations",
+	"GET /v1/invocations/{id}",
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /openapi.yaml", handleOpenAPI)
+	s.mux.HandleFunc("GET /v1/tools", s.agentOnly(s.handleTools))
+	s.mux.HandleFunc("POST /v1/invocations", s.agentOnly(s.handleInvoke))
+	s.mux.HandleFunc("GET /v1/invocations/{id}", s.agentOnly(s.handleGetInvocation))
+	s.mux.HandleFunc("/", s.handleNotFound)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A handler bug must still answer with an observation, and must
+		// not take the process down with it.
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.cfg.Logger.Error("handler panic", "panic", v, "path", r.URL.Path)
+			writeRefusal(w, internalRefusal())
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}

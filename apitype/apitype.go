@@ -1,0 +1,64 @@
+// Package apitype holds the request and response bodies of maestro's HTTP
+// API, shared by the server and the typed client.
+package apitype
+
+import (
+	"encoding/json"
+	"time"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+// InvokeRequest is the body of POST /v1/invocations.
+type InvokeRequest struct {
+	SessionID string          `json:"session_id"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	// OperationKey names the business effect, chosen when the agent decides
+	// to act. Optional when ToolCallID is given: the key is then derived
+	// from the session and the tool-call ID.
+	OperationKey string `json:"operation_key,omitempty"`
+	ToolCallID   string `json:"tool_call_id,omitempty"`
+	// SessionContext carries facts the agent runtime (not the model) knows
+	// about the conversation, such as the caller's number from telephony.
+	// Approval conditions read them as session.<name>.
+	SessionContext map[string]string `json:"session_context,omitempty"`
+}
+
+// Invocation is the API's view of one invocation.
+type Invocation struct {
+	InvocationID string             `json:"invocation_id,omitempty"`
+	OperationKey string             `json:"operation_key,omitempty"`
+	SessionID    string             `json:"session_id,omitempty"`
+	Tool         string             `json:"tool,omitempty"`
+	Route        mt.Route           `json:"route,omitempty"`
+	State        mt.InvocationState `json:"state,omitempty"`
+	ApprovalID   string             `json:"approval_id,omitempty"`
+	Observation  mt.Observation     `json:"observation"`
+	CreatedAt    *time.Time         `json:"created_at,omitempty"`
+	UpdatedAt    *time.Time         `json:"updated_at,omitempty"`
+}
+
+// Tool is one catalog row as an agent sees it.
+type Tool struct {
+	Name          string           `json:"name"`
+	Description   string           `json:"description"`
+	Effect        mt.Effect        `json:"effect"`
+	Delivery      mt.Delivery      `json:"delivery"`
+	Reversibility mt.Reversibility `json:"reversibility"`
+	Route         mt.Route         `json:"route"`
+	RiskTags      []string         `json:"risk_tags,omitempty"`
+	InputSchema   json.RawMessage  `json:"input_schema"`
+	ReceiptFields []string         `json:"receipt_fields,omitempty"`
+}
+
+// ToolList is the body of GET /v1/tools.
+type ToolList struct {
+	Agent string `json:"agent"`
+	Tools []Tool `json:"tools"`
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status string `json:"status"`
+}

@@ -1,0 +1,171 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/twilio/twilio-go"
+	twclient "github.com/twilio/twilio-go/client"
+	twapi "github.com/twilio/twilio-go/rest/api/v2010"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// TwilioConfig configures the Twilio Messages connector.
+type TwilioConfig struct {
+	// BaseURL is the Messages API endpoint. Optional: default
+	// "https://api.twilio.com".
+	BaseURL string
+	// AccountSID and AuthToken authenticate (both alphanumeric). Required.
+	AccountSID string
+	AuthToken  string
+	// From is the sending number in E.164. Required.
+	From string
+	// Timeout bounds each request; twilio-go ignores contexts, so this is the
+	// only bound. Optional: default 10s.
+	Timeout time.Duration
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c TwilioConfig) WithDefaults() TwilioConfig {
+	if c.BaseURL == "" {
+		c.BaseURL = "https://api.twilio.com"
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	return c
+}
+
+func (c TwilioConfig) validate() error {
+	if c.AccountSID == "" || c.AuthToken == "" {
+		return errors.New("twilio: account SID and auth token are required")
+	}
+	if c.From == "" {
+		return errors.New("twilio: a From number is required")
+	}
+	return nil
+}
+
+// Twilio sends SMS through the real twilio-go client.
+type Twilio struct {
+	api  *twapi.ApiService
+	from string
+}
+
+// NewTwilio builds the connector.
+func NewTwilio(cfg TwilioConfig) (*Twilio, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	rt, err := newRewriteTransport(cfg.BaseURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("twilio: %w", err)
+	}
+	httpClient := &http.Client{
+		Transport: rt,
+		Timeout:   cfg.Timeout,
+		// Twilio answers directly; a redirect would be a misconfiguration.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	base := &twclient.Client{Credentials: twclient.NewCredentials(cfg.AccountSID, cfg.AuthToken), HTTPClient: httpClient}
+	base.SetAccountSid(cfg.AccountSID)
+	rc := twilio.NewRestClientWithParams(twilio.ClientParams{Client: base})
+	return &Twilio{api: rc.Api, from: cfg.From}, nil
+}
+
+// Do sends one SMS. Twilio's Messages API accepts no idempotency key, so
+// exactly-once rests on the ledger and on reconciliation by listing.
+func (t *Twilio) Do(ctx context.Context, call Call) (Result, error) {
+	to, err := call.Setting("to")
+	if err != nil {
+		return Result{}, err
+	}
+	body, err := call.Setting("body")
+	if err != nil {
+		return Result{}, err
+	}
+	msg, err := t.send(ctx, to, body)
+	if err != nil {
+		return Result{}, err
+	}
+	return twilioResult(msg)
+}
+
+func (t *Twilio) send(ctx context.Context, to, body string) (*twapi.ApiV2010Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Class: ClassUnreachable, Provider: "twilio", Message: "not sent: " + err.Error(), Err: err}
+	}
+	params := (&twapi.CreateMessageParams{}).SetTo(to).SetFrom(t.from).SetBody(body)
+	msg, err := t.api.CreateMessage(params)
+	if err != nil {
+		return nil, classifyTwilio(err)
+	}
+	if msg.Sid == nil || *msg.Sid == "" {
+		// A 2xx without a SID proves nothing; treat it as unknown.
+		return nil, &Error{Class: ClassUnknown, Provider: "twilio", Message: "Twilio answered without a message SID"}
+	}
+	return msg, nil
+}
+
+// FetchMessage reads a message back from Twilio.
+func (t *Twilio) FetchMessage(sid string) (*twapi.ApiV2010Message, error) {
+	msg, err := t.api.FetchMessage(sid, &twapi.FetchMessageParams{})
+	if err != nil {
+		return nil, classifyTwilio(err)
+	}
+	return msg, nil
+}
+
+func twilioResult(msg *twapi.ApiV2010Message) (Result, error) {
+	status := ""
+	if msg.Status != nil {
+		status = *msg.Status
+	}
+	payload, err := json.Marshal(map[string]string{
+		"message_sid": *msg.Sid,
+		"status":      status,
+		"to":          deref(msg.To),
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("error encoding twilio payload: %w", err)
+	}
+	return Result{
+		Receipt: &maestrotype.Receipt{
+			Provider: "twilio",
+			ID:       *msg.Sid,
+			Status:   status,
+			Fields:   map[string]string{"message_sid": *msg.Sid, "status": status},
+			IssuedAt: time.Now().UTC(),
+		},
+		Payload: payload,
+	}, nil
+}
+
+func classifyTwilio(err error) *Error {
+	var rest *twclient.TwilioRestError
+	if errors.As(err, &rest) {
+		return &Error{
+			Class:        classifyStatus(rest.Status),
+			Provider:     "twilio",
+			HTTPStatus:   rest.Status,
+			ProviderCode: strconv.Itoa(rest.Code),
+			Message:      rest.Message,
+			Err:          err,
+		}
+	}
+	return classifyTransport("twilio", err)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,159 @@
+// Package service assembles a running maestro: the registry mirror, the
+// Temporal worker and the HTTP API, from dependencies the caller provides.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/maestro-run/maestro/activities"
+	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/api"
+	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Config holds what a maestro process needs.
+type Config struct {
+	Store      store.Store
+	Catalog    *tools.Catalog
+	Temporal   client.Client
+	Connectors connectors.Set
+	// HTTPAddr is where the API listens. Optional: default "127.0.0.1:8080";
+	// use "127.0.0.1:0" for an ephemeral port.
+	HTTPAddr string
+	// TaskQueue. Optional: default workflows.TaskQueue.
+	TaskQueue string
+	// WaitTimeout: see api.Config. Optional.
+	WaitTimeout time.Duration
+	// LeaseTTL: see activities.Config. Optional.
+	LeaseTTL time.Duration
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = "127.0.0.1:8080"
+	}
+	if c.TaskQueue == "" {
+		c.TaskQueue = workflows.TaskQueue
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Service is a running maestro.
+type Service struct {
+	worker   worker.Worker
+	http     *http.Server
+	listener net.Listener
+	done     chan error
+}
+
+// Start mirrors the catalog into the registry, starts the worker and serves
+// the API. It returns once the API is listening.
+func Start(ctx context.Context, cfg Config) (*Service, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.Store == nil || cfg.Catalog == nil || cfg.Temporal == nil || cfg.Connectors == nil {
+		return nil, errors.New("service: store, catalog, Temporal client and connectors are required")
+	}
+	if err := cfg.Store.ToolRegistrySync(ctx, registryRows(cfg.Catalog)); err != nil {
+		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
+	}
+	acts, err := activities.New(activities.Config{
+		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors,
+		LeaseTTL: cfg.LeaseTTL, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w := worker.New(cfg.Temporal, cfg.TaskQueue, worker.Options{})
+	Register(w, acts)
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("error starting worker: %w", err)
+	}
+	gate, err := admission.New(admission.Config{
+		Store: cfg.Store, Catalog: cfg.Catalog, Temporal: cfg.Temporal,
+		TaskQueue: cfg.TaskQueue, Logger: cfg.Logger,
+	})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	srv, err := api.New(api.Config{
+		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal,
+		WaitTimeout: cfg.WaitTimeout, Logger: cfg.Logger,
+	})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+	}
+	s := &Service{
+		worker:   w,
+		listener: ln,
+		http:     &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second},
+		done:     make(chan error, 1),
+	}
+	go func() { s.done <- s.http.Serve(ln) }()
+	return s, nil
+}
+
+// Register registers maestro's workflows and activities on a worker.
+func Register(w worker.Registry, acts *activities.Activities) {
+	w.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
+	acts.Register(w)
+}
+
+// URL is the API's base URL.
+func (s *Service) URL() string {
+	return "http://" + s.listener.Addr().String()
+}
+
+// Stop shuts the API down gracefully and stops the worker.
+func (s *Service) Stop(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	s.worker.Stop()
+	if serveErr := <-s.done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return err
+}
+
+func registryRows(c *tools.Catalog) []store.ToolRegistryRow {
+	rows := c.RegistryRows()
+	out := make([]store.ToolRegistryRow, len(rows))
+	for i, r := range rows {
+		out[i] = store.ToolRegistryRow{
+			Name:             r.Name,
+			Effect:           r.Effect,
+			Delivery:         r.Delivery,
+			Reversibility:    r.Reversibility,
+			CompensationTool: r.CompensationTool,
+			ApproverRole:     r.ApproverRole,
+			ConnectorKind:    string(r.ConnectorKind),
+			Owner:            r.Owner,
+			CatalogHash:      r.CatalogHash,
+		}
+	}
+	return out
+}

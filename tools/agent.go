@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"slices"
+)
+
+// keyHash is the sha256 of an API key. The catalog stores only hashes, so
+// a leaked catalog does not leak keys.
+type keyHash [sha256.Size]byte
+
+func parseKeyHash(s string) (keyHash, error) {
+	var h keyHash
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != sha256.Size {
+		return h, fmt.Errorf("want %d hex digits (the sha256 of the key), got %q", 2*sha256.Size, s)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// HashKey returns the hex sha256 of an API key, the form the catalog
+// stores in api_key_sha256.
+func HashKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+// equal compares in constant time so response timing does not reveal how
+// much of a guessed key's hash was right.
+func (h keyHash) equal(other keyHash) bool {
+	return subtle.ConstantTimeCompare(h[:], other[:]) == 1
+}
+
+// An Agent is a caller that may invoke the tools on its allowlist, and no
+// others.
+type Agent struct {
+	ID          string
+	Description string
+	key         keyHash
+	hasKey      bool
+	allow       []string
+}
+
+// Allows reports whether the agent may call the named tool.
+func (a *Agent) Allows(tool string) bool {
+	_, ok := slices.BinarySearch(a.allow, tool)
+	return ok
+}
+
+// Allowed returns the agent's allowlist, sorted.
+func (a *Agent) Allowed() []string {
+	return slices.Clone(a.allow)
+}
+
+// An Operator is a human (or ops tool) who decides approvals. Roles are
+// matched against a gated tool's approver role.
+type Operator struct {
+	ID     string
+	Roles  []string
+	key    keyHash
+	hasKey bool
+}
+
+// HasRole reports whether the operator holds role.
+func (o *Operator) HasRole(role string) bool {
+	return slices.Contains(o.Roles, role)
+}
+
+// byKey finds the principal whose key hash matches key. It compares against
+// every candidate, even after a match, so the time taken does not depend
+// on which one matched.
+func byKey[P any](candidates []P, key string, hash func(P) (keyHash, bool)) (P, bool) {
+	var found P
+	ok := false
+	if key == "" {
+		return found, false
+	}
+	sum := keyHash(sha256.Sum256([]byte(key)))
+	for _, c := range candidates {
+		h, has := hash(c)
+		if has && h.equal(sum) {
+			found, ok = c, true
+		}
+	}
+	return found, ok
+}

@@ -1,0 +1,385 @@
+package tools
+
+import (
+	"github.com/maestro-run/maestro/approval"
+
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// FormatVersion is the catalog file format this package reads.
+const FormatVersion = 1
+
+// The file format. Unknown keys are refused, so a misspelt "aproval" is an
+// error rather than a tool that silently lost its gate.
+type (
+	catalogFile struct {
+		Version   int            `yaml:"version"`
+		Agents    []agentFile    `yaml:"agents"`
+		Operators []operatorFile `yaml:"operators"`
+		Tools     []toolFile     `yaml:"tools"`
+	}
+	agentFile struct {
+		ID           string   `yaml:"id"`
+		Description  string   `yaml:"description"`
+		APIKeySHA256 string   `yaml:"api_key_sha256"`
+		Allow        []string `yaml:"allow"`
+	}
+	operatorFile struct {
+		ID           string   `yaml:"id"`
+		APIKeySHA256 string   `yaml:"api_key_sha256"`
+		Roles        []string `yaml:"roles"`
+	}
+	toolFile struct {
+		Name          string            `yaml:"name"`
+		Version       int               `yaml:"version"`
+		Description   string            `yaml:"description"`
+		Owner         string            `yaml:"owner"`
+		Effect        string            `yaml:"effect"`
+		Delivery      string            `yaml:"delivery"`
+		Reversibility string            `yaml:"reversibility"`
+		RiskTags      []string          `yaml:"risk_tags"`
+		InputSchema   yaml.Node         `yaml:"input_schema"`
+		Connector     yaml.Node         `yaml:"connector"`
+		Receipt       *receiptFile      `yaml:"receipt"`
+		Approval      *approvalFile     `yaml:"approval"`
+		Compensation  *compensationFile `yaml:"compensation"`
+		Wording       wordingFile       `yaml:"wording"`
+	}
+	receiptFile struct {
+		Fields []string `yaml:"fields"`
+	}
+	approvalFile struct {
+		ApproverRole    string `yaml:"approver_role"`
+		Timeout         string `yaml:"timeout"`
+		OnTimeout       string `yaml:"on_timeout"`
+		AutoApproveWhen string `yaml:"auto_approve_when"`
+	}
+	compensationFile struct {
+		Tool    string            `yaml:"tool"`
+		Version int               `yaml:"version"`
+		Args    map[string]string `yaml:"args"`
+	}
+	wordingFile struct {
+		Success string `yaml:"success"`
+		Pending string `yaml:"pending"`
+		Failure string `yaml:"failure"`
+	}
+)
+
+// LoadFile reads and loads a catalog file.
+func LoadFile(path string) (*Catalog, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("error reading tool catalog: %w", err)
+	}
+	return Load(data)
+}
+
+// Load parses and validates a catalog. A catalog that breaks any rule is
+// refused with every problem at once, each naming its row and field, so
+// the author fixes the file in one pass.
+func Load(data []byte) (*Catalog, error) {
+	var f catalogFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("error parsing tool catalog: the file is empty")
+		}
+		return nil, fmt.Errorf("error parsing tool catalog: %w", err)
+	}
+	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
+		return nil, errors.New("error parsing tool catalog: want a single YAML document")
+	}
+
+	sum := sha256.Sum256(data)
+	c := &Catalog{hash: hex.EncodeToString(sum[:]), tools: make(map[string]*Tool)}
+	p := &problems{}
+	if f.Version != FormatVersion {
+		p.add("catalog", "version", "must be %d, got %d", FormatVersion, f.Version)
+	}
+
+	rows := make([]toolRow, 0, len(f.Tools))
+	firstRow := make(map[string]string)
+	for i, tf := range f.Tools {
+		row := rowName("tools", i, tf.Name)
+		t := buildTool(p, row, tf)
+		rows = append(rows, toolRow{row: row, tool: t})
+		if t.Name == "" {
+			continue
+		}
+		if prev, dup := firstRow[t.Name]; dup {
+			p.add(row, "name", "duplicate of %s", prev)
+			continue
+		}
+		firstRow[t.Name] = row
+		c.tools[t.Name] = t
+		c.sorted = append(c.sorted, t)
+	}
+	for i, af := range f.Agents {
+		c.agents = append(c.agents, buildAgent(p, rowName("agents", i, af.ID), af))
+	}
+	for i, of := range f.Operators {
+		c.operators = append(c.operators, buildOperator(p, rowName("operators", i, of.ID), of))
+	}
+
+	v := &validator{p: p, c: c}
+	v.tools(rows)
+	v.agents()
+	v.operators()
+	v.uniqueKeys()
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(c.sorted, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	return c, nil
+}
+
+type toolRow struct {
+	row  string
+	tool *Tool
+}
+
+// rowName names a row the way an author finds it: by list position and,
+// when it has one, by name.
+func rowName(list string, i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("%s[%d]", list, i)
+	}
+	return fmt.Sprintf("%s[%d] %q", list, i, name)
+}
+
+// buildTool turns a row into a Tool, parsing what must parse. It reports
+// parse problems and leaves the offending part empty; the rules about what
+// a valid row looks like live in the validator.
+func buildTool(p *problems, row string, tf toolFile) *Tool {
+	t := &Tool{
+		Name:          tf.Name,
+		Version:       tf.Version,
+		Description:   tf.Description,
+		Owner:         tf.Owner,
+		Effect:        maestrotype.Effect(tf.Effect),
+		Delivery:      maestrotype.Delivery(tf.Delivery),
+		Reversibility: maestrotype.Reversibility(tf.Reversibility),
+		RiskTags:      tf.RiskTags,
+	}
+	if t.Version == 0 {
+		t.Version = 1
+	}
+	t.InputSchema = buildSchema(p, row, &tf.InputSchema)
+	t.Connector = buildConnector(p, row, tf.Name, &tf.Connector)
+	if tf.Receipt != nil {
+		t.ReceiptFields = tf.Receipt.Fields
+		if len(t.ReceiptFields) == 0 {
+			p.add(row, "receipt.fields", "required when receipt is present")
+		}
+	}
+	if tf.Approval != nil {
+		t.Approval = buildApproval(p, row, *tf.Approval)
+	}
+	if tf.Compensation != nil {
+		t.Compensation = &Compensation{Tool: tf.Compensation.Tool, Version: tf.Compensation.Version, Args: make(map[string]*Template)}
+		for name, src := range tf.Compensation.Args {
+			if tmpl := parseField(p, row, tf.Name, "compensation.args."+name, src); tmpl != nil {
+				t.Compensation.Args[name] = tmpl
+			}
+		}
+	}
+	t.Wording = Wording{
+		Success: parseField(p, row, tf.Name, "wording.success", tf.Wording.Success),
+		Pending: parseField(p, row, tf.Name, "wording.pending", tf.Wording.Pending),
+		Failure: parseField(p, row, tf.Name, "wording.failure", tf.Wording.Failure),
+	}
+	return t
+}
+
+// parseField parses one template field; an absent field yields nil.
+func parseField(p *problems, row, tool, field, src string) *Template {
+	if src == "" {
+		return nil
+	}
+	t, err := ParseTemplate(tool+"/"+field, src)
+	if err != nil {
+		p.add(row, field, "%v", err)
+		return nil
+	}
+	return t
+}
+
+func buildSchema(p *problems, row string, node *yaml.Node) *Schema {
+	if node.IsZero() {
+		p.add(row, "input_schema", "required: describe the arguments (use {type: object, additionalProperties: false} for none)")
+		return nil
+	}
+	var doc any
+	if err := node.Decode(&doc); err != nil {
+		p.add(row, "input_schema", "%v", err)
+		return nil
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		p.add(row, "input_schema", "not representable as JSON: %v", err)
+		return nil
+	}
+	s, err := CompileSchema(raw)
+	if err != nil {
+		p.add(row, "input_schema", "%v", err)
+		return nil
+	}
+	return s
+}
+
+func buildConnector(p *problems, row, tool string, node *yaml.Node) Connector {
+	var c Connector
+	if node.IsZero() {
+		p.add(row, "connector", "required: name the connector that performs the tool (kind: %s)", kindList())
+		return c
+	}
+	if node.Kind != yaml.MappingNode {
+		p.add(row, "connector", "must be a mapping with a kind")
+		return c
+	}
+	values := make(map[string]*yaml.Node, len(node.Content)/2)
+	var keys []string
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key := node.Content[i].Value
+		keys = append(keys, key)
+		values[key] = node.Content[i+1]
+	}
+	if k := values["kind"]; k != nil {
+		c.Kind = ConnectorKind(k.Value)
+	}
+	spec, ok := kinds[c.Kind]
+	switch {
+	case c.Kind == "":
+		p.add(row, "connector.kind", "required (%s)", kindList())
+		return c
+	case !ok:
+		p.add(row, "connector.kind", "unknown kind %q (want %s)", c.Kind, kindList())
+		return c
+	}
+
+	c.Settings = make(map[string]*Template)
+	for _, key := range keys {
+		field := "connector." + key
+		v := values[key]
+		switch {
+		case key == "kind":
+		case key == "body" && c.Kind == KindHTTP:
+			var body map[string]string
+			if err := v.Decode(&body); err != nil {
+				p.add(row, field, "must map JSON body fields to templates: %v", err)
+				continue
+			}
+			c.Body = make(map[string]*Template, len(body))
+			for name, src := range body {
+				if tmpl := parseField(p, row, tool, field+"."+name, src); tmpl != nil {
+					c.Body[name] = tmpl
+				}
+			}
+		case !slices.Contains(spec.required, key) && !slices.Contains(spec.optional, key):
+			p.add(row, field, "not a %s setting (want %s)", c.Kind, settingList(spec))
+		case v.Kind != yaml.ScalarNode:
+			p.add(row, field, "must be a string")
+		default:
+			if tmpl := parseField(p, row, tool, field, v.Value); tmpl != nil {
+				c.Settings[key] = tmpl
+			}
+		}
+	}
+	for _, name := range spec.required {
+		if v := values[name]; v == nil || (v.Kind == yaml.ScalarNode && v.Value == "") {
+			p.add(row, "connector."+name, "required by the %s connector", c.Kind)
+		}
+	}
+	for _, name := range spec.static {
+		if t := c.Settings[name]; t != nil && !t.literal() {
+			p.add(row, "connector."+name, "must be a fixed value, not a template")
+		}
+	}
+	if m := c.Settings["method"]; c.Kind == KindHTTP && m != nil && m.literal() && !slices.Contains(httpMethods, m.String()) {
+		p.add(row, "connector.method", "unknown method %q (want %s)", m.String(), strings.Join(httpMethods, ", "))
+	}
+	return c
+}
+
+func kindList() string {
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, string(k))
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func settingList(spec kindSpec) string {
+	names := slices.Concat(spec.required, spec.optional)
+	if len(names) == 0 {
+		return "no settings"
+	}
+	return strings.Join(names, ", ")
+}
+
+func buildApproval(p *problems, row string, af approvalFile) *Approval {
+	a := &Approval{
+		ApproverRole:    af.ApproverRole,
+		OnTimeout:       OnTimeout(af.OnTimeout),
+		AutoApproveWhen: strings.TrimSpace(af.AutoApproveWhen),
+	}
+	if af.Timeout != "" {
+		d, err := time.ParseDuration(af.Timeout)
+		if err != nil || d <= 0 {
+			p.add(row, "approval.timeout", "%q is not a positive duration (e.g. 10m, 1h)", af.Timeout)
+		}
+		a.Timeout = d
+	}
+	if a.OnTimeout == "" && a.ApproverRole != "" {
+		a.OnTimeout = OnTimeoutTimedOut
+	}
+	if a.AutoApproveWhen != "" {
+		c, err := approval.CompileCondition(a.AutoApproveWhen)
+		if err != nil {
+			p.add(row, "approval.auto_approve_when", "%v", err)
+		}
+		a.Condition = c
+	}
+	return a
+}
+
+func buildAgent(p *problems, row string, af agentFile) *Agent {
+	a := &Agent{ID: af.ID, Description: af.Description, allow: slices.Compact(slices.Sorted(slices.Values(af.Allow)))}
+	if af.APIKeySHA256 != "" {
+		h, err := parseKeyHash(af.APIKeySHA256)
+		if err != nil {
+			p.add(row, "api_key_sha256", "%v", err)
+		}
+		a.key, a.hasKey = h, err == nil
+	}
+	return a
+}
+
+func buildOperator(p *problems, row string, of operatorFile) *Operator {
+	o := &Operator{ID: of.ID, Roles: of.Roles}
+	if of.APIKeySHA256 != "" {
+		h, err := parseKeyHash(of.APIKeySHA256)
+		if err != nil {
+			p.add(row, "api_key_sha256", "%v", err)
+		}
+		o.key, o.hasKey = h, err == nil
+	}
+	return o
+}

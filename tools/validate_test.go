@@ -1,0 +1,319 @@
+package tools_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/maestro-run/maestro/tools"
+)
+
+// minimalCatalog is the smallest catalog with one tool per route. Each
+// refusal case below breaks exactly one rule of it.
+const minimalCatalog = `
+version: 1
+agents:
+  - id: agent
+    api_key_sha256: 8254c329a92850f6d539dd376f4816ee2764517da5e0235514af433164480d7a
+    allow: [lookup, notify, book, refund, note]
+operators:
+  - id: boss
+    api_key_sha256: 65c74c15a686187bb6bbf9958f494fc6b80068034a659a9ad44991b08c58f2d2
+    roles: [manager]
+tools:
+  - name: lookup
+    description: Call when you need a tenant.
+    owner: team
+    effect: read
+    delivery: readonly
+    reversibility: none
+    input_schema: {type: object, required: [id], additionalProperties: false, properties: {id: {type: string}}}
+    connector: {kind: http, service: api, method: GET, path: "/tenants/{{pathescape .Args.id}}"}
+    wording: {success: "Here is the tenant.", failure: "I couldn't find the tenant."}
+  - name: notify
+    description: Call to text someone.
+    owner: team
+    effect: write
+    delivery: real-sync
+    reversibility: irreversible
+    input_schema: {type: object, required: [to, body], properties: {to: {type: string}, body: {type: string}}}
+    connector: {kind: twilio_sms, to: "{{.Args.to}}", body: "{{.Args.body}}"}
+    receipt: {fields: [message_sid, status]}
+    approval: {approver_role: manager, timeout: 10m, auto_approve_when: "args.to == session.caller_number"}
+    wording:
+      success: "I've sent it; Twilio reports it {{.Receipt.Status}}."
+      pending: "I've asked a manager to approve it."
+      failure: "I couldn't send it."
+  - name: book
+    description: Call to book a visit.
+    owner: team
+    effect: write
+    delivery: real-sync
+    reversibility: compensable
+    input_schema: {type: object, properties: {when: {type: string}}}
+    connector: {kind: http, service: api, method: POST, path: /bookings}
+    receipt: {fields: [resource_id]}
+    compensation: {tool: unbook, args: {booking_id: "{{.Receipt.ID}}"}}
+    wording: {success: "Booking {{.Receipt.ID}} is made.", failure: "I couldn't book it."}
+  - name: unbook
+    description: Undoes book.
+    owner: team
+    effect: write
+    delivery: real-sync
+    reversibility: irreversible
+    input_schema: {type: object, required: [booking_id], properties: {booking_id: {type: string}}}
+    connector: {kind: http, service: api, method: POST, path: "/bookings/{{pathescape .Args.booking_id}}/cancel"}
+    receipt: {fields: [resource_id, status]}
+    approval: {approver_role: manager, timeout: 1h}
+    wording: {success: "Booking {{.Receipt.ID}} is cancelled.", pending: "Waiting for a manager.", failure: "I couldn't cancel it."}
+  - name: refund
+    description: Call to refund a tenant.
+    owner: billing
+    effect: money
+    delivery: real-sync
+    reversibility: irreversible
+    input_schema: {type: object, required: [cents], properties: {cents: {type: integer}}}
+    connector: {kind: http, service: api, method: POST, path: /refunds}
+    receipt: {fields: [resource_id, status]}
+    approval: {approver_role: manager, timeout: 30m, on_timeout: timed_out}
+    wording: {success: "Refund {{.Receipt.ID}} is {{.Receipt.Status}}.", pending: "A manager will review it.", failure: "I couldn't refund it."}
+  - name: note
+    description: Call to leave a message for the team.
+    owner: team
+    effect: write
+    delivery: record-deferred
+    reversibility: irreversible
+    input_schema: {type: object, properties: {text: {type: string}}}
+    connector: {kind: deferred}
+    wording: {success: "I'll make sure the team gets it.", failure: "I couldn't take the message."}
+`
+
+func TestMinimalCatalogLoads(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load([]byte(minimalCatalog))
+	require.NoError(t, err)
+	require.Len(t, c.Tools(), 6)
+}
+
+// catalogDoc is the minimal catalog as plain maps, for mutating.
+type catalogDoc map[string]any
+
+func minimalDoc(t *testing.T) catalogDoc {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(minimalCatalog), &m))
+	return m
+}
+
+func (d catalogDoc) tool(name string) map[string]any {
+	for _, t := range d["tools"].([]any) {
+		if m := t.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	panic("no tool " + name)
+}
+
+func (d catalogDoc) sub(tool, key string) map[string]any {
+	return d.tool(tool)[key].(map[string]any)
+}
+
+func (d catalogDoc) agent() map[string]any {
+	return d["agents"].([]any)[0].(map[string]any)
+}
+
+func TestLoadRefusesNamingRowAndField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		mutate func(d catalogDoc)
+		row    string
+		field  string
+	}{
+		{"format version", func(d catalogDoc) { d["version"] = 2 }, "catalog", "version"},
+		{"missing effect", func(d catalogDoc) { delete(d.tool("lookup"), "effect") }, `tools[0] "lookup"`, "effect"},
+		{"unknown effect", func(d catalogDoc) { d.tool("lookup")["effect"] = "delete" }, `tools[0] "lookup"`, "effect"},
+		{"missing delivery", func(d catalogDoc) { delete(d.tool("notify"), "delivery") }, `tools[1] "notify"`, "delivery"},
+		{"unknown reversibility", func(d catalogDoc) { d.tool("notify")["reversibility"] = "undoable" }, `tools[1] "notify"`, "reversibility"},
+		{"read not readonly", func(d catalogDoc) { d.tool("lookup")["delivery"] = "real-sync" }, `tools[0] "lookup"`, "delivery"},
+		{"read not reversibility none", func(d catalogDoc) { d.tool("lookup")["reversibility"] = "irreversible" }, `tools[0] "lookup"`, "reversibility"},
+		{"write readonly", func(d catalogDoc) { d.tool("note")["delivery"] = "readonly" }, `tools[5] "note"`, "delivery"},
+		{"write reversibility none", func(d catalogDoc) { d.tool("note")["reversibility"] = "none" }, `tools[5] "note"`, "reversibility"},
+		{"money record-deferred", func(d catalogDoc) {
+			refund := d.tool("refund")
+			refund["delivery"] = "record-deferred"
+			refund["connector"] = map[string]any{"kind": "deferred"}
+			delete(refund, "receipt")
+		}, `tools[4] "refund"`, "delivery"},
+		{"compensable without compensation", func(d catalogDoc) { delete(d.tool("book"), "compensation") }, `tools[2] "book"`, "compensation.tool"},
+		{"unknown compensation tool", func(d catalogDoc) { d.sub("book", "compensation")["tool"] = "rebook" }, `tools[2] "book"`, "compensation.tool"},
+		{"compensation is itself compensable", func(d catalogDoc) {
+			d.tool("unbook")["reversibility"] = "compensable"
+			d.tool("unbook")["compensation"] = map[string]any{"tool": "book"}
+			delete(d.tool("unbook"), "approval")
+			d.sub("unbook", "wording")["pending"] = ""
+		}, `tools[2] "book"`, "compensation.tool"},
+		{"compensation misses a required argument", func(d catalogDoc) {
+			d.sub("book", "compensation")["args"] = map[string]any{}
+		}, `tools[2] "book"`, "compensation.args"},
+		{"compensation version mismatch", func(d catalogDoc) { d.sub("book", "compensation")["version"] = 2 }, `tools[2] "book"`, "compensation.version"},
+		{"compensation on irreversible tool", func(d catalogDoc) {
+			d.tool("notify")["compensation"] = map[string]any{"tool": "unbook"}
+		}, `tools[1] "notify"`, "compensation"},
+		{"money without approver role", func(d catalogDoc) { delete(d.sub("refund", "approval"), "approver_role") }, `tools[4] "refund"`, "approval.approver_role"},
+		{"money without approval", func(d catalogDoc) { delete(d.tool("refund"), "approval") }, `tools[4] "refund"`, "approval.approver_role"},
+		{"money auto-approves on timeout", func(d catalogDoc) { d.sub("refund", "approval")["on_timeout"] = "auto_approve" }, `tools[4] "refund"`, "approval.on_timeout"},
+		{"money with auto-approve condition", func(d catalogDoc) {
+			d.sub("refund", "approval")["auto_approve_when"] = "args.cents < 100"
+		}, `tools[4] "refund"`, "approval.auto_approve_when"},
+		{"gated write without approver or condition", func(d catalogDoc) { delete(d.tool("notify"), "approval") }, `tools[1] "notify"`, "approval"},
+		{"gated write with empty approval", func(d catalogDoc) {
+			d.tool("notify")["approval"] = map[string]any{"timeout": "10m"}
+		}, `tools[1] "notify"`, "approval"},
+		{"approval on an ungated tool", func(d catalogDoc) {
+			d.tool("book")["approval"] = map[string]any{"approver_role": "manager", "timeout": "5m"}
+		}, `tools[2] "book"`, "approval"},
+		{"approver role nobody holds", func(d catalogDoc) { d.sub("refund", "approval")["approver_role"] = "cfo" }, `tools[4] "refund"`, "approval.approver_role"},
+		{"approval without timeout", func(d catalogDoc) { delete(d.sub("refund", "approval"), "timeout") }, `tools[4] "refund"`, "approval.timeout"},
+		{"approval timeout not a duration", func(d catalogDoc) { d.sub("refund", "approval")["timeout"] = "soon" }, `tools[4] "refund"`, "approval.timeout"},
+		{"unknown on_timeout", func(d catalogDoc) { d.sub("refund", "approval")["on_timeout"] = "retry" }, `tools[4] "refund"`, "approval.on_timeout"},
+		{"invalid JSON schema", func(d catalogDoc) {
+			d.tool("lookup")["input_schema"] = map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "strin"}}}
+		}, `tools[0] "lookup"`, "input_schema"},
+		{"schema not an object", func(d catalogDoc) {
+			d.tool("lookup")["input_schema"] = map[string]any{"type": "string"}
+		}, `tools[0] "lookup"`, "input_schema"},
+		{"missing schema", func(d catalogDoc) { delete(d.tool("lookup"), "input_schema") }, `tools[0] "lookup"`, "input_schema"},
+		{"missing connector", func(d catalogDoc) { delete(d.tool("notify"), "connector") }, `tools[1] "notify"`, "connector"},
+		{"unknown connector kind", func(d catalogDoc) { d.sub("notify", "connector")["kind"] = "noop" }, `tools[1] "notify"`, "connector.kind"},
+		{"missing connector setting", func(d catalogDoc) { delete(d.sub("notify", "connector"), "body") }, `tools[1] "notify"`, "connector.body"},
+		{"unknown connector setting", func(d catalogDoc) { d.sub("notify", "connector")["from"] = "+1555" }, `tools[1] "notify"`, "connector.from"},
+		{"templated http method", func(d catalogDoc) { d.sub("book", "connector")["method"] = "{{.Args.when}}" }, `tools[2] "book"`, "connector.method"},
+		{"unknown http method", func(d catalogDoc) { d.sub("book", "connector")["method"] = "FETCH" }, `tools[2] "book"`, "connector.method"},
+		{"template does not parse", func(d catalogDoc) { d.sub("notify", "connector")["to"] = "{{.Args.to" }, `tools[1] "notify"`, "connector.to"},
+		{"template reads an undeclared argument", func(d catalogDoc) { d.sub("notify", "connector")["to"] = "{{.Args.phone}}" }, `tools[1] "notify"`, "connector.to"},
+		{"template reads an unknown root", func(d catalogDoc) { d.sub("notify", "connector")["to"] = "{{.Arg.to}}" }, `tools[1] "notify"`, "connector.to"},
+		{"connector reads the receipt", func(d catalogDoc) { d.sub("notify", "connector")["body"] = "{{.Receipt.ID}}" }, `tools[1] "notify"`, "connector.body"},
+		{"real-sync http GET", func(d catalogDoc) { d.sub("book", "connector")["method"] = "GET" }, `tools[2] "book"`, "connector"},
+		{"read that writes", func(d catalogDoc) { d.sub("lookup", "connector")["method"] = "DELETE" }, `tools[0] "lookup"`, "connector"},
+		{"record-deferred with a real connector", func(d catalogDoc) {
+			d.tool("note")["connector"] = map[string]any{"kind": "twilio_sms", "to": "+15550000000", "body": "{{.Args.text}}"}
+		}, `tools[5] "note"`, "connector.kind"},
+		{"deferred connector on real-sync", func(d catalogDoc) {
+			d.tool("notify")["connector"] = map[string]any{"kind": "deferred"}
+		}, `tools[1] "notify"`, "connector"},
+		{"real-sync without receipt", func(d catalogDoc) { delete(d.tool("notify"), "receipt") }, `tools[1] "notify"`, "receipt.fields"},
+		{"receipt field the connector cannot produce", func(d catalogDoc) {
+			d.sub("notify", "receipt")["fields"] = []any{"message_sid", "message_id"}
+		}, `tools[1] "notify"`, "receipt.fields[1]"},
+		{"receipt without the proof field", func(d catalogDoc) { d.sub("notify", "receipt")["fields"] = []any{"status"} }, `tools[1] "notify"`, "receipt.fields"},
+		{"receipt on a read", func(d catalogDoc) { d.tool("lookup")["receipt"] = map[string]any{"fields": []any{"status"}} }, `tools[0] "lookup"`, "receipt"},
+		{"read wording promises delivery", func(d catalogDoc) { d.sub("lookup", "wording")["success"] = "I've sent the tenant a text." }, `tools[0] "lookup"`, "wording.success"},
+		{"deferred wording in past tense", func(d catalogDoc) {
+			d.sub("note", "wording")["success"] = "Your message has been delivered to the team."
+		}, `tools[5] "note"`, "wording.success"},
+		{"deferred description promises delivery", func(d catalogDoc) {
+			d.tool("note")["description"] = "Call to leave a message; it notifies the team."
+		}, `tools[5] "note"`, "description"},
+		{"failure wording promises delivery", func(d catalogDoc) {
+			d.sub("notify", "wording")["failure"] = "Twilio hiccuped but the text was delivered."
+		}, `tools[1] "notify"`, "wording.failure"},
+		{"real-sync success wording ignores the receipt", func(d catalogDoc) { d.sub("notify", "wording")["success"] = "Done, I've sent it." }, `tools[1] "notify"`, "wording.success"},
+		{"failure wording reads the receipt", func(d catalogDoc) { d.sub("notify", "wording")["failure"] = "It failed ({{.Receipt.ID}})." }, `tools[1] "notify"`, "wording.failure"},
+		{"deferred wording reads the receipt", func(d catalogDoc) { d.sub("note", "wording")["success"] = "Noted as {{.Receipt.ID}}." }, `tools[5] "note"`, "wording.success"},
+		{"wording reads an undeclared receipt field", func(d catalogDoc) {
+			d.sub("notify", "wording")["success"] = "Sent as {{.Receipt.Fields.message_id}}."
+		}, `tools[1] "notify"`, "wording.success"},
+		{"pending wording reads the payload", func(d catalogDoc) {
+			d.sub("refund", "wording")["pending"] = "Waiting on refund {{.Payload.id}}."
+		}, `tools[4] "refund"`, "wording.pending"},
+		{"compensation reads the payload", func(d catalogDoc) {
+			d.sub("book", "compensation")["args"] = map[string]any{"booking_id": "{{.Payload.id}}"}
+		}, `tools[2] "book"`, "compensation.args.booking_id"},
+		{"compensation passes an argument its tool does not take", func(d catalogDoc) {
+			d.sub("book", "compensation")["args"] = map[string]any{"booking_id": "{{.Receipt.ID}}", "reason": "undo"}
+		}, `tools[2] "book"`, "compensation.args.reason"},
+		{"gated tool without pending wording", func(d catalogDoc) { delete(d.sub("refund", "wording"), "pending") }, `tools[4] "refund"`, "wording.pending"},
+		{"pending wording on an ungated tool", func(d catalogDoc) { d.sub("book", "wording")["pending"] = "Hold on." }, `tools[2] "book"`, "wording.pending"},
+		{"missing failure wording", func(d catalogDoc) { delete(d.sub("book", "wording"), "failure") }, `tools[2] "book"`, "wording.failure"},
+		{"duplicate tool name", func(d catalogDoc) {
+			d["tools"] = append(d["tools"].([]any), d.tool("lookup"))
+		}, `tools[6] "lookup"`, "name"},
+		{"bad tool name", func(d catalogDoc) { d.tool("note")["name"] = "Take Note" }, `tools[5] "Take Note"`, "name"},
+		{"missing owner", func(d catalogDoc) { delete(d.tool("note"), "owner") }, `tools[5] "note"`, "owner"},
+		{"agent allows an unknown tool", func(d catalogDoc) { d.agent()["allow"] = []any{"lookup", "transfer"} }, `agents[0] "agent"`, "allow"},
+		{"agent allows tools without a key", func(d catalogDoc) { delete(d.agent(), "api_key_sha256") }, `agents[0] "agent"`, "api_key_sha256"},
+		{"agent key not a sha256", func(d catalogDoc) { d.agent()["api_key_sha256"] = "demo-agent-key" }, `agents[0] "agent"`, "api_key_sha256"},
+		{"one key for two principals", func(d catalogDoc) {
+			d["operators"].([]any)[0].(map[string]any)["api_key_sha256"] = d.agent()["api_key_sha256"]
+		}, `operators[0] "boss"`, "api_key_sha256"},
+		{"operator without roles", func(d catalogDoc) { delete(d["operators"].([]any)[0].(map[string]any), "roles") }, `operators[0] "boss"`, "roles"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := minimalDoc(t)
+			tc.mutate(d)
+			data, err := yaml.Marshal(map[string]any(d))
+			require.NoError(t, err)
+
+			_, err = tools.Load(data)
+			require.Error(t, err)
+			problems := fieldErrors(err)
+			for _, p := range problems {
+				if p.Row == tc.row && p.Field == tc.field {
+					return
+				}
+			}
+			require.Failf(t, "refusal does not name the row and field", "want %s: %s, got:\n%v", tc.row, tc.field, err)
+		})
+	}
+}
+
+func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	delete(d.sub("refund", "approval"), "approver_role")
+	d.tool("lookup")["effect"] = "peek"
+	data, err := yaml.Marshal(map[string]any(d))
+	require.NoError(t, err)
+
+	_, err = tools.Load(data)
+	require.ErrorContains(t, err, `tools[4] "refund": approval.approver_role: money tools need an approver role`)
+	require.ErrorContains(t, err, `tools[0] "lookup": effect: unknown value "peek"`)
+}
+
+func TestLoadRefusesUnknownKeys(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	d.tool("refund")["aproval"] = d.tool("refund")["approval"]
+	data, err := yaml.Marshal(map[string]any(d))
+	require.NoError(t, err)
+
+	_, err = tools.Load(data)
+	require.ErrorContains(t, err, "aproval")
+}
+
+func TestLoadRefusesEmptyInput(t *testing.T) {
+	t.Parallel()
+	_, err := tools.Load(nil)
+	require.ErrorContains(t, err, "empty")
+}
+
+// fieldErrors flattens the joined refusal into its FieldErrors.
+func fieldErrors(err error) []*tools.FieldError {
+	switch e := err.(type) {
+	case *tools.FieldError:
+		return []*tools.FieldError{e}
+	case interface{ Unwrap() []error }:
+		var out []*tools.FieldError
+		for _, inner := range e.Unwrap() {
+			out = append(out, fieldErrors(inner)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		return fieldErrors(e.Unwrap())
+	}
+	return nil
+}

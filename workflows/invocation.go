@@ -1,0 +1,108 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// ActivityRetry retries only what the activity marks retryable: a provider
+// that was unreachable or answered 5xx, or a lease still held by another
+// attempt. The Execute activity settles the ledger itself on its last
+// attempt, so the workflow never sees an effect left half-recorded.
+var ActivityRetry = &temporal.RetryPolicy{
+	InitialInterval:    500 * time.Millisecond,
+	BackoffCoefficient: 2,
+	MaximumInterval:    20 * time.Second,
+	MaximumAttempts:    6,
+}
+
+// ActivityTimeout bounds one attempt; connectors bound each provider call
+// well below it.
+const ActivityTimeout = 45 * time.Second
+
+// InvocationWorkflow runs one tool invocation along its route.
+func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationResult, error) {
+	state := maestrotype.InvocationRunning
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (maestrotype.InvocationState, error) {
+		return state, nil
+	}); err != nil {
+		return InvocationResult{}, fmt.Errorf("error registering query: %w", err)
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: ActivityTimeout,
+		RetryPolicy:         ActivityRetry,
+	})
+
+	var res InvocationResult
+	var err error
+	switch in.Route {
+	case maestrotype.RouteRead, maestrotype.RouteWrite, maestrotype.RouteCompensable:
+		err = workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, false)).Get(ctx, &res)
+	case maestrotype.RouteDeferred:
+		err = workflow.ExecuteActivity(ctx, ActivityRecordDeferred, executeInput(in, false)).Get(ctx, &res)
+	case maestrotype.RouteGated:
+		res, err = awaitApproval(ctx, in, &state)
+	default:
+		return InvocationResult{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("unknown route %q", in.Route), ErrTypeUnknownRoute, nil)
+	}
+	if err != nil {
+		return InvocationResult{}, err
+	}
+	state = res.State
+	return res, nil
+}
+
+// awaitApproval sleeps until a signal or the policy timeout wakes it, then
+// lets the Execute activity read the decision from the ledger and act on it.
+// A wake-up that finds the request still pending (a stray signal) goes back
+// to waiting; the signal carries no authority of its own.
+func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.InvocationState) (InvocationResult, error) {
+	*state = maestrotype.InvocationAwaitingApproval
+	signals := workflow.GetSignalChannel(ctx, SignalApprovalDecided)
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(timerCtx, in.ApprovalTimeout)
+	timedOut := false
+	decided := in.PreApproved
+	for {
+		if !decided {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+				var d ApprovalDecision
+				c.Receive(ctx, &d)
+			})
+			if !timedOut {
+				sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
+			}
+			sel.Select(ctx)
+		}
+		var res InvocationResult
+		if err := workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, timedOut)).Get(ctx, &res); err != nil {
+			return InvocationResult{}, err
+		}
+		if res.State != maestrotype.InvocationAwaitingApproval {
+			return res, nil
+		}
+		decided = false
+	}
+}
+
+func executeInput(in InvocationInput, timedOut bool) ExecuteInput {
+	return ExecuteInput{
+		InvocationID:    in.InvocationID,
+		OperationKey:    in.OperationKey,
+		SessionID:       in.SessionID,
+		Tool:            in.Tool,
+		Route:           in.Route,
+		Args:            in.Args,
+		ArgsHash:        in.ArgsHash,
+		ApprovalID:      in.ApprovalID,
+		ApprovalExpired: timedOut,
+	}
+}
