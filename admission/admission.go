@@ -91,6 +91,9 @@ type Admitted struct {
 	// tool and arguments: the caller gets the original invocation.
 	Created    bool
 	ApprovalID string
+	// Decided is set for a gated call whose approval was decided at
+	// admission (a rule approved it), so there is no human to wait for.
+	Decided bool
 }
 
 var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$`)
@@ -177,6 +180,7 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 		adm.ApprovalID = apr.ID
 		in.ApprovalID = apr.ID
 		in.PreApproved = apr.Status != store.ApprovalPending
+		adm.Decided = in.PreApproved
 		in.ApprovalTimeout = tool.Approval.Timeout
 	}
 	// Starting is idempotent: a duplicate request, or a retry after a crash

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/apitype"
@@ -58,30 +59,37 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inv := adm.Invocation
-	if !inv.State.Terminal() && inv.Route != mt.RouteGated {
+	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
 		inv = s.wait(r.Context(), inv)
 	}
 	s.writeInvocation(w, inv, adm.ApprovalID)
 }
 
-// wait blocks until the invocation's workflow completes or WaitTimeout
-// passes, then returns the invocation as the ledger records it: the ledger,
-// not the workflow result, is the source of truth.
+// wait blocks until the invocation is final or WaitTimeout passes, then
+// returns it as the ledger records it: the ledger, not the workflow result,
+// is the source of truth. A transient error while waiting on the workflow
+// is retried until the deadline.
 func (s *Server) wait(ctx context.Context, inv store.Invocation) store.Invocation {
 	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
 	defer cancel()
-	var res workflows.InvocationResult
-	if err := s.cfg.Temporal.GetWorkflow(waitCtx, inv.WorkflowID, "").Get(waitCtx, &res); err != nil {
-		if waitCtx.Err() == nil {
-			s.cfg.Logger.Error("invocation workflow failed", "invocation", inv.ID, "err", err)
+	for {
+		var res workflows.InvocationResult
+		err := s.cfg.Temporal.GetWorkflow(waitCtx, inv.WorkflowID, "").Get(waitCtx, &res)
+		got, gerr := s.cfg.Store.InvocationGet(ctx, inv.ID)
+		if gerr != nil {
+			s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", gerr)
+			return inv
+		}
+		if got.State.Terminal() || err == nil || waitCtx.Err() != nil {
+			return got
+		}
+		s.cfg.Logger.Warn("waiting on invocation workflow failed; retrying", "invocation", inv.ID, "err", err)
+		select {
+		case <-waitCtx.Done():
+			return got
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	got, err := s.cfg.Store.InvocationGet(ctx, inv.ID)
-	if err != nil {
-		s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", err)
-		return inv
-	}
-	return got
 }
 
 func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {

@@ -82,3 +82,22 @@ func (s Set) Kinds() []Kind {
 func (c Call) Replayable() bool {
 	return c.Kind == KindHTTP && c.IdempotencyKey != ""
 }
+
+// NewSet builds the standard connectors: Twilio SMS, SES email, a page
+// over both, and the generic HTTP connector.
+func NewSet(tw TwilioConfig, ses SESConfig, h HTTPConfig) (Set, error) {
+	twc, err := NewTwilio(tw)
+	if err != nil {
+		return nil, err
+	}
+	sesc, err := NewSES(ses)
+	if err != nil {
+		return nil, err
+	}
+	return Set{
+		KindTwilioSMS: twc,
+		KindSESEmail:  sesc,
+		KindPage:      Page{SMS: twc, Email: sesc},
+		KindHTTP:      NewHTTP(h),
+	}, nil
+}

@@ -124,7 +124,7 @@ CREATE TABLE approval_requests (
     tool          text        NOT NULL,
     args          json        NOT NULL,
     args_hash     text        NOT NULL,
-    approver_role text        NOT NULL,
+    approver_role text,       -- empty when only a rule may approve
     reason        text,
     risk_tags     jsonb       NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(risk_tags) = 'array'),
     context       jsonb,

@@ -127,7 +127,7 @@ CREATE TABLE approval_requests (
     tool          TEXT NOT NULL,
     args          TEXT NOT NULL CHECK (json_valid(args)),
     args_hash     TEXT NOT NULL,
-    approver_role TEXT NOT NULL,
+    approver_role TEXT,  -- empty when only a rule may approve
     reason        TEXT,
     risk_tags     TEXT NOT NULL DEFAULT '[]' CHECK (json_type(risk_tags) = 'array'),
     context       TEXT CHECK (json_valid(context)),

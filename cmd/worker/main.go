@@ -1,0 +1,32 @@
+// Command worker runs maestro: the Temporal worker and the HTTP API. With
+// --dev it also embeds Temporal, a SQLite ledger and provider stand-ins, so
+// it needs no external services and no credentials.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/maestro-run/maestro/daemon"
+)
+
+func main() {
+	cfg := daemon.FromEnv()
+	flag.BoolVar(&cfg.Dev, "dev", false, "run everything embedded (no external services, no credentials)")
+	flag.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "API listen address (env MAESTRO_HTTP_ADDR; default 127.0.0.1:8080)")
+	flag.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "dev mode's data directory (env MAESTRO_DATA_DIR; default .data)")
+	flag.StringVar(&cfg.CatalogPath, "catalog", cfg.CatalogPath, "catalog file (env MAESTRO_CATALOG; dev default: the demo catalog)")
+	flag.StringVar(&cfg.TemporalAddress, "temporal", cfg.TemporalAddress, "Temporal frontend host:port (env TEMPORAL_ADDRESS; dev default: embedded)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := daemon.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "maestro:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,141 @@
+// Package daemon runs a maestro process from its configuration: embedded
+// dev mode (Temporal, SQLite ledger and provider stand-ins in-process) or
+// production mode (a Temporal cluster, PostgreSQL and real providers).
+package daemon
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/maestro-run/maestro/connectors"
+)
+
+// Config is a maestro process's configuration.
+type Config struct {
+	// Dev runs everything embedded: Temporal with SQLite persistence, the
+	// provider stand-ins, and a SQLite ledger unless DatabaseURL is set.
+	Dev bool
+	// HTTPAddr is the API's listen address. Optional: default "127.0.0.1:8080".
+	HTTPAddr string
+	// DataDir holds dev mode's SQLite files. Optional: default ".data".
+	DataDir string
+	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode.
+	DatabaseURL string
+	// TemporalAddress is the Temporal frontend. Required outside dev mode;
+	// in dev mode, set it to use an external server instead of the
+	// embedded one.
+	TemporalAddress string
+	// TemporalPort is the embedded server's frontend port in dev mode; it
+	// uses this port and the next three. Optional: default 7233.
+	TemporalPort int
+	// Namespace is the Temporal namespace. Optional: default "default".
+	Namespace string
+	// CatalogPath is the catalog file. Optional in dev mode: default the
+	// embedded demo catalog.
+	CatalogPath string
+	// Providers configures the real connectors (ignored in dev mode, which
+	// points them at the stand-ins).
+	Providers Providers
+	// WaitTimeout: how long the API waits for a result before a 202.
+	// Optional: default 15s.
+	WaitTimeout time.Duration
+	// Logger. Optional: default a text logger on stderr.
+	Logger *slog.Logger
+}
+
+// Providers holds the production connector settings.
+type Providers struct {
+	Twilio connectors.TwilioConfig
+	SES    connectors.SESConfig
+	HTTP   map[string]connectors.HTTPService
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = "127.0.0.1:8080"
+	}
+	if c.DataDir == "" {
+		c.DataDir = ".data"
+	}
+	if c.TemporalPort == 0 {
+		c.TemporalPort = 7233
+	}
+	if c.Namespace == "" {
+		c.Namespace = "default"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.Dev {
+		return nil
+	}
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is required outside dev mode (or pass --dev)"))
+	}
+	if c.TemporalAddress == "" {
+		errs = append(errs, errors.New("TEMPORAL_ADDRESS is required outside dev mode (or pass --dev)"))
+	}
+	if c.CatalogPath == "" {
+		errs = append(errs, errors.New("MAESTRO_CATALOG is required outside dev mode (or pass --dev)"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) ledgerPath() string { return filepath.Join(c.DataDir, "ledger.db") }
+
+func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal") }
+
+// FromEnv fills a Config from the environment; flags override it.
+func FromEnv() Config {
+	c := Config{
+		HTTPAddr:        os.Getenv("MAESTRO_HTTP_ADDR"),
+		DataDir:         os.Getenv("MAESTRO_DATA_DIR"),
+		DatabaseURL:     os.Getenv("DATABASE_URL"),
+		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
+		Namespace:       os.Getenv("TEMPORAL_NAMESPACE"),
+		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
+		Providers: Providers{
+			Twilio: connectors.TwilioConfig{
+				BaseURL:    os.Getenv("TWILIO_BASE_URL"),
+				AccountSID: os.Getenv("TWILIO_ACCOUNT_SID"),
+				AuthToken:  os.Getenv("TWILIO_AUTH_TOKEN"),
+				From:       os.Getenv("TWILIO_FROM"),
+			},
+			SES: connectors.SESConfig{
+				Endpoint:        os.Getenv("SES_ENDPOINT"),
+				Region:          os.Getenv("SES_REGION"),
+				AccessKeyID:     os.Getenv("AWS_ACCESS_KEY_ID"),
+				SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+				From:            os.Getenv("SES_FROM"),
+			},
+			HTTP: httpServicesFromEnv(),
+		},
+	}
+	return c
+}
+
+// httpServicesFromEnv reads MAESTRO_HTTP_SERVICE_<NAME>_URL and
+// MAESTRO_HTTP_SERVICE_<NAME>_TOKEN pairs.
+func httpServicesFromEnv() map[string]connectors.HTTPService {
+	out := map[string]connectors.HTTPService{}
+	const prefix = "MAESTRO_HTTP_SERVICE_"
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, prefix) || !strings.HasSuffix(k, "_URL") {
+			continue
+		}
+		name := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(k, prefix), "_URL"))
+		out[name] = connectors.HTTPService{BaseURL: v, Token: os.Getenv(prefix + strings.ToUpper(name) + "_TOKEN")}
+	}
+	return out
+}

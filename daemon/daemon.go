@@ -1,0 +1,172 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/service"
+	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/temporalx/devtemporal"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Daemon is a running maestro process.
+type Daemon struct {
+	cfg      Config
+	Catalog  *tools.Catalog
+	temporal *devtemporal.Server // nil unless embedded
+	client   client.Client
+	store    store.Store
+	standins *standin.Set // nil outside dev mode
+	service  *service.Service
+}
+
+// Start brings up every part and returns once the API listens. On error,
+// whatever was started is stopped again.
+func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	d = &Daemon{cfg: cfg}
+	defer func() {
+		if err != nil {
+			d.Stop(context.Background())
+		}
+	}()
+	if d.Catalog, err = loadCatalog(cfg); err != nil {
+		return nil, err
+	}
+	if d.store, err = openStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err = d.store.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("error migrating the ledger: %w", err)
+	}
+	if err = d.dialTemporal(ctx); err != nil {
+		return nil, err
+	}
+	conns, err := d.connectors()
+	if err != nil {
+		return nil, err
+	}
+	d.service, err = service.Start(ctx, service.Config{
+		Store:       d.store,
+		Catalog:     d.Catalog,
+		Temporal:    d.client,
+		Connectors:  conns,
+		HTTPAddr:    cfg.HTTPAddr,
+		WaitTimeout: cfg.WaitTimeout,
+		Logger:      cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Run starts maestro, prints how to reach it, and serves until ctx ends.
+func Run(ctx context.Context, cfg Config) error {
+	d, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	d.PrintBanner(os.Stdout)
+	<-ctx.Done()
+	d.cfg.Logger.Info("shutting down")
+	return d.Stop(context.Background())
+}
+
+// URL is the API's base URL.
+func (d *Daemon) URL() string { return d.service.URL() }
+
+// Standins are dev mode's provider stand-ins, or nil.
+func (d *Daemon) Standins() *standin.Set { return d.standins }
+
+// Store is the ledger.
+func (d *Daemon) Store() store.Store { return d.store }
+
+// Stop stops every part that was started, in reverse order.
+func (d *Daemon) Stop(ctx context.Context) error {
+	var errs []error
+	if d.service != nil {
+		errs = append(errs, d.service.Stop(ctx))
+	}
+	if d.client != nil {
+		d.client.Close()
+	}
+	if d.temporal != nil {
+		errs = append(errs, d.temporal.Stop())
+	}
+	if d.standins != nil {
+		errs = append(errs, d.standins.Close())
+	}
+	if d.store != nil {
+		errs = append(errs, d.store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func loadCatalog(cfg Config) (*tools.Catalog, error) {
+	if cfg.CatalogPath == "" {
+		return tools.Load(tools.DemoCatalogYAML)
+	}
+	return tools.LoadFile(cfg.CatalogPath)
+}
+
+func openStore(ctx context.Context, cfg Config) (store.Store, error) {
+	if cfg.DatabaseURL != "" {
+		return store.OpenPostgres(ctx, cfg.DatabaseURL)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("error creating data directory: %w", err)
+	}
+	return store.OpenSQLite(ctx, cfg.ledgerPath())
+}
+
+func (d *Daemon) dialTemporal(ctx context.Context) error {
+	addr := d.cfg.TemporalAddress
+	if addr == "" {
+		srv, err := devtemporal.Start(ctx, devtemporal.Config{
+			DataDir:   d.cfg.temporalDir(),
+			Namespace: d.cfg.Namespace,
+			Port:      d.cfg.TemporalPort,
+		})
+		if err != nil {
+			return fmt.Errorf("error starting embedded Temporal: %w", err)
+		}
+		d.temporal = srv
+		addr = srv.HostPort()
+	}
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  addr,
+		Namespace: d.cfg.Namespace,
+		Logger:    sdklog.NewStructuredLogger(d.cfg.Logger.With("component", "temporal-sdk")),
+	})
+	if err != nil {
+		return fmt.Errorf("error connecting to Temporal at %s: %w", addr, err)
+	}
+	d.client = c
+	return nil
+}
+
+func (d *Daemon) connectors() (connectors.Set, error) {
+	p := d.cfg.Providers
+	if d.cfg.Dev {
+		set, err := standin.Start()
+		if err != nil {
+			return nil, fmt.Errorf("error starting provider stand-ins: %w", err)
+		}
+		d.standins = set
+		p = Providers{Twilio: set.TwilioConfig(), SES: set.SESConfig(), HTTP: set.HTTPServices()}
+	}
+	return connectors.NewSet(p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
+}
+

@@ -1,0 +1,135 @@
+package receipts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/twilio/twilio-go"
+	twclient "github.com/twilio/twilio-go/client"
+	twapi "github.com/twilio/twilio-go/rest/api/v2010"
+)
+
+// Evidence is what a provider's own API says about an effect. Reading it
+// back never consults maestro's ledger.
+type Evidence struct {
+	Provider string
+	ID       string
+	Status   string
+	// Detail is the provider's record, for printing.
+	Detail map[string]any
+}
+
+// Reader reads effects back from the providers' APIs with clients of its
+// own, independent of the connectors that performed them.
+type Reader struct {
+	// TwilioURL, TwilioAccountSID and TwilioAuthToken reach Twilio's
+	// Messages API.
+	TwilioURL        string
+	TwilioAccountSID string
+	TwilioAuthToken  string
+	// SESStoreURL is an SES emulator's base URL; its GET /store lists sent
+	// mail. Real SES has no such read API (delivery events go to SNS).
+	SESStoreURL string
+	// HTTP is the client for HTTP services. Optional: default a 10s client.
+	HTTP *http.Client
+}
+
+func (r *Reader) httpClient() *http.Client {
+	if r.HTTP != nil {
+		return r.HTTP
+	}
+	return &http.Client{Timeout: 10 * time.Second}
+}
+
+// TwilioMessage fetches a message by SID with twilio-go.
+func (r *Reader) TwilioMessage(sid string) (Evidence, error) {
+	base, err := url.Parse(r.TwilioURL)
+	if err != nil || base.Host == "" {
+		return Evidence{}, fmt.Errorf("error reading Twilio message %s: bad Twilio URL %q", sid, r.TwilioURL)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		out := req.Clone(req.Context())
+		out.URL.Scheme, out.URL.Host, out.Host = base.Scheme, base.Host, base.Host
+		return http.DefaultTransport.RoundTrip(out)
+	})}
+	c := &twclient.Client{Credentials: twclient.NewCredentials(r.TwilioAccountSID, r.TwilioAuthToken), HTTPClient: hc}
+	c.SetAccountSid(r.TwilioAccountSID)
+	msg, err := twilio.NewRestClientWithParams(twilio.ClientParams{Client: c}).Api.FetchMessage(sid, &twapi.FetchMessageParams{})
+	if err != nil {
+		return Evidence{}, fmt.Errorf("error reading Twilio message %s: %w", sid, err)
+	}
+	ev := Evidence{Provider: "twilio", ID: deref(msg.Sid), Status: deref(msg.Status), Detail: map[string]any{
+		"to": deref(msg.To), "from": deref(msg.From), "body": deref(msg.Body),
+	}}
+	if ev.ID != sid {
+		return Evidence{}, fmt.Errorf("error reading Twilio message %s: Twilio answered with %q", sid, ev.ID)
+	}
+	return ev, nil
+}
+
+// SESMessage finds a sent email by message ID in the emulator's store.
+func (r *Reader) SESMessage(ctx context.Context, messageID string) (Evidence, error) {
+	var body struct {
+		Emails []map[string]any `json:"emails"`
+	}
+	if err := r.getJSON(ctx, strings.TrimRight(r.SESStoreURL, "/")+"/store", "", &body); err != nil {
+		return Evidence{}, fmt.Errorf("error reading SES store: %w", err)
+	}
+	for _, e := range body.Emails {
+		if e["messageId"] == messageID {
+			return Evidence{Provider: "ses", ID: messageID, Status: "stored", Detail: e}, nil
+		}
+	}
+	return Evidence{}, fmt.Errorf("error reading SES store: no email with message ID %s", messageID)
+}
+
+// HTTPResource GETs a resource from an HTTP service.
+func (r *Reader) HTTPResource(ctx context.Context, baseURL, token, path string) (Evidence, error) {
+	var obj map[string]any
+	if err := r.getJSON(ctx, strings.TrimRight(baseURL, "/")+path, token, &obj); err != nil {
+		return Evidence{}, fmt.Errorf("error reading %s: %w", path, err)
+	}
+	id, _ := obj["id"].(string)
+	status, _ := obj["status"].(string)
+	return Evidence{Provider: "http", ID: id, Status: status, Detail: obj}, nil
+}
+
+func (r *Reader) getJSON(ctx context.Context, u, token string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := r.httpClient().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(raw)))
+	}
+	return json.Unmarshal(raw, out)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

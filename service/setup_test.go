@@ -1,0 +1,124 @@
+package service_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/service"
+	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/store/storetest"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// temporalServer is one in-process Temporal server shared by the package's
+// tests; each test gets its own task queue, ledger schema, stand-ins and
+// operation keys, so tests stay independent and run in parallel.
+var (
+	temporalServer *temporaltest.TestServer
+	// temporalClient is made once: the test server creates its default
+	// client lazily and without a lock.
+	temporalClient client.Client
+)
+
+func TestMain(m *testing.M) {
+	temporalServer = temporaltest.NewServer()
+	temporalClient = temporalServer.GetDefaultClient()
+	code := m.Run()
+	temporalServer.Stop()
+	os.Exit(code)
+}
+
+// env is one maestro wired to real Temporal, PostgreSQL and stand-ins.
+type env struct {
+	t        *testing.T
+	ctx      context.Context
+	agent    *apiclient.Client
+	url      string
+	store    store.Store
+	standins *standin.Set
+	temporal client.Client
+	session  string
+}
+
+type options struct {
+	// providerTimeout bounds each provider call.
+	providerTimeout time.Duration
+	waitTimeout     time.Duration
+}
+
+func setup(t *testing.T, opts ...func(*options)) *env {
+	t.Helper()
+	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	ctx := t.Context()
+	cat, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	st := storetest.Postgres(t)
+	sins, err := standin.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sins.Close() })
+
+	tw, ses := sins.TwilioConfig(), sins.SESConfig()
+	tw.Timeout, ses.Timeout = o.providerTimeout, o.providerTimeout
+	conns, err := connectors.NewSet(tw, ses, connectors.HTTPConfig{Services: sins.HTTPServices(), Timeout: o.providerTimeout})
+	require.NoError(t, err)
+
+	tc := temporalClient
+	svc, err := service.Start(ctx, service.Config{
+		Store:       st,
+		Catalog:     cat,
+		Temporal:    tc,
+		Connectors:  conns,
+		HTTPAddr:    "127.0.0.1:0",
+		TaskQueue:   "tq-" + randomID(),
+		WaitTimeout: o.waitTimeout,
+		Logger:      slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = svc.Stop(stopCtx)
+	})
+	return &env{
+		t:        t,
+		ctx:      ctx,
+		agent:    apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{}),
+		url:      svc.URL(),
+		store:    st,
+		standins: sins,
+		temporal: tc,
+		session:  "call-" + randomID(),
+	}
+}
+
+func randomID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// key returns an operation key unique to this test.
+func (e *env) key(name string) string {
+	return fmt.Sprintf("%s:%s", e.session, name)
+}
+
+// invoke calls a tool in the test's session.
+func (e *env) invoke(tool, key, args string) (apiclient.Response, error) {
+	return e.agent.Invoke(e.ctx, invokeRequest(e.session, tool, key, args))
+}

@@ -1,0 +1,109 @@
+// Package twilio is a local stand-in for Twilio Programmable Messaging
+// (REST API 2010-04-01) that the real twilio-go client can drive.
+package twilio
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/maestro-run/maestro/standin/fault"
+)
+
+// Default credentials; twilio-go only accepts alphanumeric ones.
+const (
+	DefaultAccountSID = "AC00000000000000000000000000000000"
+	DefaultAuthToken  = "standinauthtoken"
+)
+
+var alphanumeric = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+
+// Options configures a Server.
+type Options struct {
+	// AccountSID is the only account the stand-in serves and the Basic auth
+	// user name. Optional: default DefaultAccountSID.
+	AccountSID string
+	// AuthToken is the Basic auth password. Optional: default DefaultAuthToken.
+	AuthToken string
+	// Now is the clock for message timestamps. Optional: default time.Now.
+	Now func() time.Time
+}
+
+// Server is the stand-in, an http.Handler safe for concurrent use. It sends,
+// fetches and lists messages with Twilio's paths, Basic auth, JSON and error
+// codes, and serves fault controls under /_standin/faults.
+//
+// Messages are created "queued" and advance one step per API read (a fetch,
+// or appearing on a list page): queued → sent → delivered. Sends are never
+// deduplicated, as with real Twilio.
+type Server struct {
+	accountSID string
+	authToken  string
+	now        func() time.Time
+	store      *store
+	faults     *fault.Injector
+	handler    http.Handler
+}
+
+// New returns a Server with no messages.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		accountSID: opts.AccountSID,
+		authToken:  opts.AuthToken,
+		now:        opts.Now,
+		store:      newStore(),
+		faults:     fault.New(fault.Options{WriteError: writeStatusError}),
+	}
+	if s.accountSID == "" {
+		s.accountSID = DefaultAccountSID
+	}
+	if s.authToken == "" {
+		s.authToken = DefaultAuthToken
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if !alphanumeric.MatchString(s.accountSID) || !alphanumeric.MatchString(s.authToken) {
+		return nil, errors.New("error creating twilio stand-in: account SID and auth token must be alphanumeric")
+	}
+
+	api := http.NewServeMux()
+	messages := "/" + apiVersion + "/Accounts/{AccountSid}/Messages"
+	api.HandleFunc("POST "+messages+".json", s.ownAccount(s.handleCreate))
+	api.HandleFunc("GET "+messages+".json", s.ownAccount(s.handleList))
+	api.HandleFunc("GET "+messages+"/{file}", s.ownAccount(s.handleFetch))
+	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, notFound(r.URL.Path))
+	})
+
+	root := http.NewServeMux()
+	s.faults.RegisterAdmin(root)
+	root.Handle("/", s.faults.Wrap(s.authenticate(api)))
+	s.handler = root
+	return s, nil
+}
+
+// ServeHTTP serves the Twilio API and the stand-in's admin paths.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// AccountSID is the account the stand-in serves.
+func (s *Server) AccountSID() string { return s.accountSID }
+
+// AuthToken is the token the stand-in accepts.
+func (s *Server) AuthToken() string { return s.authToken }
+
+// Faults controls fault injection for this stand-in.
+func (s *Server) Faults() *fault.Injector { return s.faults }
+
+// Messages returns every message sent, oldest first. Unlike an API read it
+// does not advance their status.
+func (s *Server) Messages() []Message { return s.store.all() }
+
+// Message returns one message without advancing its status.
+func (s *Server) Message(sid string) (Message, bool) { return s.store.peek(sid) }
+
+// CountMessages is how many messages were sent, duplicates included.
+func (s *Server) CountMessages() int { return s.store.count() }

@@ -1,0 +1,161 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"github.com/stretchr/testify/suite"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+type invocationSuite struct {
+	suite.Suite
+	testsuite.WorkflowTestSuite
+	env *testsuite.TestWorkflowEnvironment
+}
+
+func TestInvocationWorkflow(t *testing.T) {
+	suite.Run(t, new(invocationSuite))
+}
+
+// The activities are stand-ins registered under the real names; the
+// workflow under test only sees their results.
+func executeStub(context.Context, ExecuteInput) (InvocationResult, error) {
+	return InvocationResult{}, nil
+}
+
+func (s *invocationSuite) SetupTest() {
+	s.env = s.NewTestWorkflowEnvironment()
+	s.env.RegisterActivityWithOptions(executeStub, activity.RegisterOptions{Name: ActivityExecute})
+	s.env.RegisterActivityWithOptions(executeStub, activity.RegisterOptions{Name: ActivityRecordDeferred})
+}
+
+func (s *invocationSuite) AfterTest(_, _ string) {
+	s.env.AssertExpectations(s.T())
+}
+
+func input(route mt.Route) InvocationInput {
+	return InvocationInput{
+		InvocationID:    "inv_1",
+		OperationKey:    "call-1:op",
+		SessionID:       "call-1",
+		Tool:            "some_tool",
+		Route:           route,
+		Args:            []byte(`{}`),
+		ArgsHash:        "h",
+		ApprovalID:      "apr_1",
+		ApprovalTimeout: 10 * time.Minute,
+	}
+}
+
+func result(state mt.InvocationState) InvocationResult {
+	return InvocationResult{State: state, Observation: mt.Observation{Status: mt.StatusSuccess, Summary: string(state)}}
+}
+
+func (s *invocationSuite) TestReadRunsExecuteOnce() {
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.MatchedBy(func(in ExecuteInput) bool {
+		return in.Route == mt.RouteRead && !in.ApprovalExpired
+	})).Return(result(mt.InvocationSucceeded), nil).Once()
+
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteRead))
+
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationSucceeded, got.State)
+}
+
+func (s *invocationSuite) TestDeferredOnlyRecords() {
+	s.env.OnActivity(ActivityRecordDeferred, mock.Anything, mock.Anything).Return(result(mt.InvocationRecorded), nil).Once()
+
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteDeferred))
+
+	s.NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationRecorded, got.State)
+}
+
+func (s *invocationSuite) TestGatedWaitsForSignalAndIgnoresStrayWakeUps() {
+	calls := 0
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in ExecuteInput) (InvocationResult, error) {
+			calls++
+			s.False(in.ApprovalExpired, "the timer has not fired")
+			if calls == 1 {
+				// A signal arrived but the ledger still says pending.
+				return InvocationResult{State: mt.InvocationAwaitingApproval}, nil
+			}
+			return result(mt.InvocationSucceeded), nil
+		}).Twice()
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(mt.InvocationAwaitingApproval, s.queryState())
+		s.env.SignalWorkflow(SignalApprovalDecided, ApprovalDecision{ApprovalID: "apr_1"})
+	}, time.Minute)
+	s.env.RegisterDelayedCallback(func() {
+		s.env.SignalWorkflow(SignalApprovalDecided, ApprovalDecision{ApprovalID: "apr_1"})
+	}, 2*time.Minute)
+
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteGated))
+
+	s.NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationSucceeded, got.State)
+	s.Equal(2, calls)
+}
+
+func (s *invocationSuite) TestGatedTimesOutIntoExecuteWithExpiredFlag() {
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.MatchedBy(func(in ExecuteInput) bool {
+		return in.ApprovalExpired && in.ApprovalID == "apr_1"
+	})).Return(result(mt.InvocationTimedOut), nil).Once()
+
+	start := s.env.Now()
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteGated))
+
+	s.NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationTimedOut, got.State)
+	s.GreaterOrEqual(s.env.Now().Sub(start), 10*time.Minute, "nothing runs before the policy timeout")
+}
+
+func (s *invocationSuite) TestPreApprovedRunsAtOnce() {
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.Anything).Return(result(mt.InvocationSucceeded), nil).Once()
+	in := input(mt.RouteGated)
+	in.PreApproved = true
+
+	start := s.env.Now()
+	s.env.ExecuteWorkflow(InvocationWorkflow, in)
+
+	s.NoError(s.env.GetWorkflowError())
+	s.Less(s.env.Now().Sub(start), time.Minute)
+}
+
+func (s *invocationSuite) TestUnknownRouteFailsWithoutRunningAnything() {
+	s.env.ExecuteWorkflow(InvocationWorkflow, input("teleport"))
+
+	err := s.env.GetWorkflowError()
+	s.Require().Error(err)
+	s.Contains(err.Error(), ErrTypeUnknownRoute)
+}
+
+func (s *invocationSuite) queryState() mt.InvocationState {
+	v, err := s.env.QueryWorkflow(QueryState)
+	s.Require().NoError(err)
+	var st mt.InvocationState
+	s.Require().NoError(v.Get(&st))
+	return st
+}
+
+func TestInvocationWorkflowIDIsDerivedFromTheKey(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "invocation/call-1:op", InvocationWorkflowID("call-1:op"))
+}
