@@ -3,8 +3,6 @@ package devtemporal_test
 import (
 	"context"
 	"log/slog"
-	"net"
-	"strconv"
 	"testing"
 	"time"
 
@@ -110,30 +108,9 @@ func runGreet(ctx context.Context, t *testing.T, c client.Client, id, name strin
 	return run.GetRunID()
 }
 
-// freePortBase finds a port whose three successors are free as well, since
-// the server derives its other ports from the frontend port.
 func freePortBase(t *testing.T) int {
 	t.Helper()
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		base := l.Addr().(*net.TCPAddr).Port
-		require.NoError(t, l.Close())
-		if base+3 <= 65535 && portsFree(base+1, base+3) {
-			return base
-		}
-	}
-	t.Fatal("no run of four free ports found")
-	return 0
-}
-
-func portsFree(from, to int) bool {
-	for port := from; port <= to; port++ {
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			return false
-		}
-		_ = l.Close()
-	}
-	return true
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	return port
 }

@@ -1,0 +1,86 @@
+package daemon_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/daemon"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/temporalx/devtemporal"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// TestDevModeStateSurvivesRestart starts dev mode, records calls, stops it,
+// and starts it again on the same data directory: the ledger and the
+// Temporal state are both still there, and a gated call is still waiting.
+func TestDevModeStateSurvivesRestart(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	cfg := daemon.Config{
+		Dev:          true,
+		HTTPAddr:     "127.0.0.1:0",
+		DataDir:      t.TempDir(),
+		TemporalPort: port,
+		Logger:       slog.New(slog.DiscardHandler),
+	}
+	ctx := t.Context()
+
+	d, err := daemon.Start(ctx, cfg)
+	require.NoError(t, err)
+	agent := apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{})
+	read, err := agent.Invoke(ctx, apitype.InvokeRequest{SessionID: "s1", Tool: "lookup_tenant", OperationKey: "s1:lookup", Args: json.RawMessage(`{"tenant_id":"t_100"}`)})
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, read.State)
+	gated, err := agent.Invoke(ctx, apitype.InvokeRequest{SessionID: "s1", Tool: "delete_tenant_account", OperationKey: "s1:delete", Args: json.RawMessage(`{"tenant_id":"t_101"}`)})
+	require.NoError(t, err)
+	require.True(t, gated.Pending)
+	require.NoError(t, d.Stop(ctx))
+
+	d, err = daemon.Start(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	agent = apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{})
+
+	got, err := agent.Invocation(ctx, read.InvocationID)
+	require.NoError(t, err)
+	require.Equal(t, read.Observation, got.Observation)
+	again, err := agent.Invoke(ctx, apitype.InvokeRequest{SessionID: "s1", Tool: "lookup_tenant", OperationKey: "s1:lookup", Args: json.RawMessage(`{"tenant_id":"t_100"}`)})
+	require.NoError(t, err)
+	require.Equal(t, read.InvocationID, again.InvocationID, "the ledger answers duplicates across restarts")
+	stillGated, err := agent.Invocation(ctx, gated.InvocationID)
+	require.NoError(t, err)
+	require.True(t, stillGated.Pending)
+	require.Equal(t, mt.InvocationAwaitingApproval, stillGated.State)
+}
+
+func TestBannerTellsHowToReachDevMode(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	d, err := daemon.Start(t.Context(), daemon.Config{
+		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+
+	var out bytes.Buffer
+	d.PrintBanner(&out)
+	require.Contains(t, out.String(), tools.DemoAgentKey)
+	require.Contains(t, out.String(), tools.DemoOpsKey)
+	require.Contains(t, out.String(), "curl -s -H 'Authorization: Bearer "+tools.DemoAgentKey+"'")
+	require.Contains(t, out.String(), d.URL()+"/v1/invocations")
+}
+
+func TestProductionModeNeedsItsServices(t *testing.T) {
+	_, err := daemon.Start(t.Context(), daemon.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.ErrorContains(t, err, "DATABASE_URL is required")
+	require.ErrorContains(t, err, "TEMPORAL_ADDRESS is required")
+	require.ErrorContains(t, err, "MAESTRO_CATALOG is required")
+}
