@@ -169,4 +169,3 @@ func (d *Daemon) connectors() (connectors.Set, error) {
 	}
 	return connectors.NewSet(p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
 }
-
