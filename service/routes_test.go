@@ -148,3 +148,18 @@ func TestGatedCallsWaitForApprovalAndRunNothing(t *testing.T) {
 	require.Zero(t, e.standins.Sandbox.CountRefunds())
 	require.Zero(t, e.standins.Twilio.CountMessages())
 }
+
+func TestCatalogIsMirroredToTheRegistry(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+
+	rows, err := e.store.ToolRegistryList(e.ctx)
+	require.NoError(t, err)
+	byName := map[string]mt.Effect{}
+	for _, r := range rows {
+		byName[r.Name] = r.Effect
+	}
+	require.Equal(t, mt.EffectMoney, byName["issue_refund"])
+	require.Equal(t, mt.EffectRead, byName["lookup_tenant"])
+	require.Len(t, rows, 10)
+}

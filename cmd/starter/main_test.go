@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/daemon"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/temporalx/devtemporal"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// run executes the CLI in-process and returns stdout, stderr and the exit
+// status main would use.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := newRootCmd()
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(t.Context())
+	code := 0
+	var ex *exitError
+	switch {
+	case errors.As(err, &ex):
+		code = ex.code
+	case err != nil:
+		errOut.WriteString(err.Error())
+		code = 1
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestCLIAgainstDevMode(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	d, err := daemon.Start(t.Context(), daemon.Config{
+		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	global := []string{"--server", d.URL(), "--key", tools.DemoAgentKey}
+
+	t.Run("ToolsList", func(t *testing.T) {
+		out, _, code := run(t, append(global, "tools", "list", "--json")...)
+		require.Equal(t, 0, code)
+		var list apitype.ToolList
+		require.NoError(t, json.Unmarshal([]byte(out), &list))
+		require.NotEmpty(t, list.Tools)
+
+		text, _, code := run(t, append(global, "tools", "list")...)
+		require.Equal(t, 0, code)
+		require.Contains(t, text, "lookup_tenant")
+	})
+
+	t.Run("InvokeThenShow", func(t *testing.T) {
+		out, _, code := run(t, append(global, "invocations", "invoke", "lookup_tenant",
+			"--args", `{"tenant_id":"t_100"}`, "--session", "cli-1", "--operation-key", "cli-1:lookup", "--json")...)
+		require.Equal(t, 0, code, out)
+		var inv apitype.Invocation
+		require.NoError(t, json.Unmarshal([]byte(out), &inv))
+		require.Equal(t, mt.InvocationSucceeded, inv.State)
+
+		shown, _, code := run(t, append(global, "invocations", "show", inv.InvocationID)...)
+		require.Equal(t, 0, code)
+		require.Contains(t, shown, inv.InvocationID)
+		require.Contains(t, shown, "succeeded")
+	})
+
+	t.Run("RefusalExitsThree", func(t *testing.T) {
+		out, _, code := run(t, append(global, "invocations", "invoke", "no_such_tool", "--session", "cli-1", "--operation-key", "cli-1:x", "--json")...)
+		require.Equal(t, 3, code)
+		require.Contains(t, out, string(mt.CodeUnknownTool))
+	})
+
+	t.Run("BadArgsJSON", func(t *testing.T) {
+		_, errOut, code := run(t, append(global, "invocations", "invoke", "lookup_tenant", "--args", "{oops")...)
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut, "not valid JSON")
+	})
+
+	t.Run("WaitsForGatedCalls", func(t *testing.T) {
+		out, _, code := run(t, append(global, "invocations", "invoke", "delete_tenant_account",
+			"--args", `{"tenant_id":"t_102"}`, "--session", "cli-1", "--operation-key", "cli-1:delete", "--json")...)
+		require.Equal(t, 0, code)
+		require.Contains(t, out, string(mt.InvocationAwaitingApproval))
+	})
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--help"}, {"tools", "--help"}, {"tools", "list", "--help"},
+		{"invocations", "--help"}, {"invocations", "invoke", "--help"}, {"invocations", "show", "--help"},
+	} {
+		out, _, code := run(t, args...)
+		require.Equal(t, 0, code, args)
+		require.Contains(t, out, "Usage:", args)
+	}
+}
+
+func TestUnreachableServerIsAClearError(t *testing.T) {
+	t.Parallel()
+	_, errOut, code := run(t, "--server", "http://127.0.0.1:1", "tools", "list")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "error calling maestro")
+}

@@ -1,0 +1,61 @@
+package service_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// TestRecordedHistoriesReplay runs one invocation per route on a real
+// server, exports each workflow history as JSON and replays it against the
+// current workflow code. With MAESTRO_RECORD_HISTORIES=1 it also refreshes
+// the histories checked in under workflows/testdata, which the workflows
+// package replays on every test run.
+func TestRecordedHistoriesReplay(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	calls := map[string]struct{ tool, args string }{
+		"read":        {"lookup_tenant", `{"tenant_id":"t_100"}`},
+		"compensable": {"create_work_order", `{"tenant_id":"t_100","category":"hvac","description":"No heat","priority":"urgent"}`},
+		"deferred":    {"take_message", `{"message":"Call me back"}`},
+		"preapproved": {"escalate_to_human", pageArgs},
+	}
+	dir := t.TempDir()
+	if os.Getenv("MAESTRO_RECORD_HISTORIES") == "1" {
+		dir = filepath.Join("..", "workflows", "testdata")
+	}
+	for name, c := range calls {
+		resp, err := e.invoke(c.tool, e.key(name), c.args)
+		require.NoError(t, err)
+		require.False(t, resp.Pending, name)
+		path := filepath.Join(dir, "invocation_"+name+".json")
+		e.exportHistory(workflows.InvocationWorkflowID(e.key(name)), path)
+
+		replayer := worker.NewWorkflowReplayer()
+		replayer.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
+		require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, path), name)
+	}
+}
+
+func (e *env) exportHistory(workflowID, path string) {
+	e.t.Helper()
+	iter := e.temporal.GetWorkflowHistory(e.ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(e.t, err)
+		hist.Events = append(hist.Events, ev)
+	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	require.NoError(e.t, err)
+	require.NoError(e.t, os.WriteFile(path, b, 0o644))
+}
