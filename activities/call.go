@@ -3,12 +3,10 @@ package activities
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/maestro-run/maestro/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/receipts"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -51,26 +49,6 @@ func beforeState(call connectors.Call) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// undoEntry is the compensation pushed before a compensable write runs. The
-// snapshot holds what is known before the effect: its arguments and key.
-func undoEntry(tool *tools.Tool, in workflows.ExecuteInput) *store.UndoEntry {
-	comp := tool.Compensation
-	if comp == nil || in.Route != mt.RouteCompensable && tool.Reversibility != mt.ReversibilityCompensable {
-		return nil
-	}
-	snapshot, err := json.Marshal(map[string]any{"args": json.RawMessage(in.Args), "operation_key": in.OperationKey, "tool": tool.Name})
-	if err != nil {
-		return nil
-	}
-	return &store.UndoEntry{
-		SessionID:           in.SessionID,
-		OperationKey:        in.OperationKey,
-		CompensationTool:    comp.Tool,
-		CompensationVersion: strconv.Itoa(comp.Version),
-		ArgsSnapshot:        snapshot,
-	}
 }
 
 func checkReceipt(tool *tools.Tool, r *mt.Receipt) error {

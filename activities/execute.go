@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/maestro-run/maestro/compensation"
 	"github.com/maestro-run/maestro/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/observation"
@@ -68,6 +69,10 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 // the provider with the key, then settle the claim with the receipt.
 func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
 	owner := leaseOwner(ctx)
+	undo, err := compensation.Entry(tool, in.SessionID, in.OperationKey, in.Args)
+	if err != nil {
+		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
+	}
 	claim, err := a.cfg.Store.EffectClaim(ctx, store.EffectClaimParams{
 		OperationKey: in.OperationKey,
 		InvocationID: in.InvocationID,
@@ -76,7 +81,7 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 		Owner:        owner,
 		LeaseTTL:     a.cfg.LeaseTTL,
 		BeforeState:  beforeState(call),
-		Undo:         undoEntry(tool, in),
+		Undo:         undo,
 	})
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error claiming operation key: %w", err))
