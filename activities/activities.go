@@ -22,6 +22,9 @@ type Config struct {
 	// LeaseTTL is how long a claim on an operation key is exclusive; it
 	// must outlast one provider call. Optional: default 30s.
 	LeaseTTL time.Duration
+	// TokenTTL is the lifetime of a token a policy mints for an
+	// auto-approved call. Optional: default 300s.
+	TokenTTL time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -30,6 +33,9 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = 30 * time.Second
+	}
+	if c.TokenTTL == 0 {
+		c.TokenTTL = 300 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -65,9 +71,10 @@ func New(cfg Config) (*Activities, error) {
 }
 
 // Register registers every activity under the names in package workflows.
-func (a *Activities) Register(w worker.Registry) {
+func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.Execute, activityName(workflows.ActivityExecute))
 	w.RegisterActivityWithOptions(a.RecordDeferred, activityName(workflows.ActivityRecordDeferred))
+	w.RegisterActivityWithOptions(a.AuditScan, activityName(workflows.ActivityAuditScan))
 }
 
 func (a *Activities) tool(name string) (*tools.Tool, error) {

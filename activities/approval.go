@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/maestro-run/maestro/approval"
@@ -60,8 +61,56 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 			return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant,
 				fmt.Errorf("approval %s: frozen arguments no longer hash to the approved value", req.ID))
 		}
+		if res, ok, err := a.spendToken(ctx, tool, in, req); !ok || err != nil {
+			return res, false, err
+		}
 		in.Args, in.ArgsHash = req.Args, req.ArgsHash
 		return workflows.InvocationResult{}, true, nil
 	}
 	return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("approval %s has unknown status %q", req.ID, req.Status))
+}
+
+// spendToken spends the approval's single-use token for the frozen
+// arguments. The spender is the invocation, so a retry of this same
+// invocation after a crash may go on to the ledger (which keeps the effect
+// to one); anything else holding a spent, expired or mismatched token is
+// refused.
+func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, req store.ApprovalRequest) (workflows.InvocationResult, bool, error) {
+	spender := "invocation:" + in.InvocationID
+	tok, err := a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
+	if req.Status == store.ApprovalAutoApproved && (errors.Is(err, store.ErrNoToken) || errors.Is(err, store.ErrTokenExpired)) {
+		// A policy decided, so a policy may mint the token it needs.
+		if _, merr := a.cfg.Store.ApprovalTokenMint(ctx, req.ID, a.cfg.TokenTTL, req.DecidedBy); merr != nil {
+			return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error minting token: %w", merr))
+		}
+		tok, err = a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
+	}
+	switch {
+	case err == nil:
+		return workflows.InvocationResult{}, true, nil
+	case errors.Is(err, store.ErrTokenUsed) && tok.UsedBy == spender:
+		return workflows.InvocationResult{}, true, nil
+	case errors.Is(err, store.ErrTokenExpired):
+		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
+			Code:          mt.CodeApprovalExpired,
+			Summary:       fmt.Sprintf("The approval for %s expired before it could run; nothing was done", in.Tool),
+			RootCause:     "An approval token is valid for a short time only, and it ran out before execution.",
+			Remediation:   "Tell the person it has not been done; ask again with a new operation key so an approver can decide afresh.",
+			StopCondition: "Do not retry with this operation key.",
+			Wording:       "That was approved, but too late to go through; it hasn't been done yet.",
+		}, source(tool, *in)))
+		return res, false, ferr
+	case errors.Is(err, store.ErrTokenUsed), errors.Is(err, store.ErrTokenMismatch), errors.Is(err, store.ErrNoToken):
+		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
+			Code:          mt.CodeApprovalClosed,
+			Summary:       fmt.Sprintf("%s was refused at execution: %v; nothing was done", in.Tool, err),
+			RootCause:     "An approval authorises one execution of exactly the approved arguments.",
+			Remediation:   "Tell the person it has not been done; an operator should review approval " + req.ID + ".",
+			StopCondition: "Do not retry with this operation key.",
+			Wording:       "I wasn't able to do that; the team will review it.",
+		}, source(tool, *in)))
+		return res, false, ferr
+	default:
+		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error spending approval token: %w", err))
+	}
 }

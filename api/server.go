@@ -22,6 +22,9 @@ type Config struct {
 	// WaitTimeout is how long POST /v1/invocations waits for a result
 	// before answering 202. Optional: default 15s.
 	WaitTimeout time.Duration
+	// TokenTTL is the lifetime of the single-use token an approval mints.
+	// Optional: default 300s.
+	TokenTTL time.Duration
 	// MaxBodyBytes caps request bodies. Optional: default 64 KiB.
 	MaxBodyBytes int64
 	// Logger. Optional: default slog.Default().
@@ -32,6 +35,9 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	if c.WaitTimeout == 0 {
 		c.WaitTimeout = 15 * time.Second
+	}
+	if c.TokenTTL == 0 {
+		c.TokenTTL = 300 * time.Second
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 64 << 10
@@ -81,6 +87,12 @@ var Routes = []string{
 	"GET /v1/tools",
 	"POST /v1/invocations",
 	"GET /v1/invocations/{id}",
+	"GET /v1/approvals",
+	"GET /v1/approvals/{id}",
+	"POST /v1/approvals/{id}/approve",
+	"POST /v1/approvals/{id}/reject",
+	"POST /v1/approvals/{id}/modify",
+	"GET /v1/audit",
 }
 
 func (s *Server) routes() {
@@ -89,6 +101,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/tools", s.agentOnly(s.handleTools))
 	s.mux.HandleFunc("POST /v1/invocations", s.agentOnly(s.handleInvoke))
 	s.mux.HandleFunc("GET /v1/invocations/{id}", s.agentOnly(s.handleGetInvocation))
+	s.mux.HandleFunc("GET /v1/approvals", s.opsOnly(s.handleListApprovals))
+	s.mux.HandleFunc("GET /v1/approvals/{id}", s.opsOnly(s.handleGetApproval))
+	s.mux.HandleFunc("POST /v1/approvals/{id}/approve", s.opsOnly(s.handleDecide(store.DecisionApprove)))
+	s.mux.HandleFunc("POST /v1/approvals/{id}/reject", s.opsOnly(s.handleDecide(store.DecisionReject)))
+	s.mux.HandleFunc("POST /v1/approvals/{id}/modify", s.opsOnly(s.handleDecide(store.DecisionModify)))
+	s.mux.HandleFunc("GET /v1/audit", s.opsOnly(s.handleAudit))
 	s.mux.HandleFunc("/", s.handleNotFound)
 }
 

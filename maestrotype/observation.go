@@ -37,6 +37,9 @@ const (
 	CodeAwaitingApproval    Code = "awaiting_approval"
 	CodeApprovalRejected    Code = "approval_rejected"
 	CodeApprovalTimedOut    Code = "approval_timed_out"
+	CodeApprovalExpired     Code = "approval_token_expired"
+	CodeApprovalClosed      Code = "approval_closed"
+	CodeNotApprover         Code = "not_approver"
 	CodeDeferred            Code = "deferred"
 	CodeInternal            Code = "internal"
 )

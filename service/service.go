@@ -39,6 +39,9 @@ type Config struct {
 	WaitTimeout time.Duration
 	// LeaseTTL: see activities.Config. Optional.
 	LeaseTTL time.Duration
+	// TokenTTL is the lifetime of an approval's single-use token.
+	// Optional: default 300s.
+	TokenTTL time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -77,7 +80,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors,
-		LeaseTTL: cfg.LeaseTTL, Logger: cfg.Logger,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
@@ -86,6 +89,10 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	Register(w, acts)
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("error starting worker: %w", err)
+	}
+	if err := scheduleAudit(ctx, cfg.Temporal, cfg.TaskQueue); err != nil {
+		w.Stop()
+		return nil, err
 	}
 	gate, err := admission.New(admission.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Temporal: cfg.Temporal,
@@ -97,7 +104,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal,
-		WaitTimeout: cfg.WaitTimeout, Logger: cfg.Logger,
+		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
 	})
 	if err != nil {
 		w.Stop()
@@ -121,6 +128,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 // Register registers maestro's workflows and activities on a worker.
 func Register(w worker.Registry, acts *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.AuditWorkflow, workflow.RegisterOptions{Name: workflows.AuditWorkflowName})
 	acts.Register(w)
 }
 

@@ -46,6 +46,7 @@ type env struct {
 	t        *testing.T
 	ctx      context.Context
 	agent    *apiclient.Client
+	ops      *apiclient.Client
 	url      string
 	store    store.Store
 	standins *standin.Set
@@ -57,6 +58,9 @@ type options struct {
 	// providerTimeout bounds each provider call.
 	providerTimeout time.Duration
 	waitTimeout     time.Duration
+	tokenTTL        time.Duration
+	// catalog overrides the demo catalog.
+	catalog []byte
 }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
@@ -66,7 +70,10 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		f(&o)
 	}
 	ctx := t.Context()
-	cat, err := tools.Load(tools.DemoCatalogYAML)
+	if o.catalog == nil {
+		o.catalog = tools.DemoCatalogYAML
+	}
+	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
 	st := storetest.Postgres(t)
 	sins, err := standin.Start()
@@ -87,6 +94,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		HTTPAddr:    "127.0.0.1:0",
 		TaskQueue:   "tq-" + randomID(),
 		WaitTimeout: o.waitTimeout,
+		TokenTTL:    o.tokenTTL,
 		Logger:      slog.New(slog.DiscardHandler),
 	})
 	require.NoError(t, err)
@@ -99,6 +107,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		t:        t,
 		ctx:      ctx,
 		agent:    apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{}),
+		ops:      apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{}),
 		url:      svc.URL(),
 		store:    st,
 		standins: sins,

@@ -1,5 +1,6 @@
 // Package store is maestro's ledger: invocations, the idempotency ledger of
-// effects, undo entries, deferred items, approval requests and refusals.
+// effects, undo entries, deferred items, approval requests with their
+// append-only event log and single-use tokens, and refusals.
 // PostgreSQL (through pgx) is the production backend; SQLite serves dev mode
 // behind the same interface, and one conformance suite runs against both.
 //

@@ -9,9 +9,20 @@ import (
 // bits keep collisions out of reach at any volume one ledger sees, and the
 // ID stays short enough to read out on an incident call.
 func newID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
-	return prefix + "_" + hex.EncodeToString(b[:])
+	return randomID(prefix, 8)
+}
+
+// newTokenID returns "tok_" and 32 random hex digits. A token authorises
+// moving money, so its ID gets 128 bits: enough that it cannot be guessed
+// should it ever be presented as proof of approval.
+func newTokenID() string {
+	return randomID("tok", 16)
+}
+
+func randomID(prefix string, randomBytes int) string {
+	b := make([]byte, randomBytes)
+	_, _ = rand.Read(b) // crypto/rand.Read never returns an error
+	return prefix + "_" + hex.EncodeToString(b)
 }
 
 // idOr returns id, or a new ID with prefix when id is empty.

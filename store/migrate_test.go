@@ -16,6 +16,12 @@ type appliedMigration struct {
 	Name    string
 }
 
+// allMigrations is every migration, as schema_migrations records them.
+var allMigrations = []appliedMigration{
+	{Version: 1, Name: "ledger"},
+	{Version: 2, Name: "approval_gate"},
+}
+
 func TestMigrate(t *testing.T) {
 	t.Parallel()
 
@@ -30,7 +36,7 @@ func TestMigrate(t *testing.T) {
 
 				require.NoError(t, s.Migrate(t.Context()))
 				first := appliedMigrations(t, raw)
-				require.Equal(t, []appliedMigration{{Version: 1, Name: "ledger"}}, first)
+				require.Equal(t, allMigrations, first)
 
 				require.NoError(t, s.Migrate(t.Context()))
 				require.Equal(t, first, appliedMigrations(t, raw))
@@ -51,7 +57,7 @@ func TestMigrate(t *testing.T) {
 				for _, err := range errs {
 					require.NoError(t, err)
 				}
-				require.Equal(t, []appliedMigration{{Version: 1, Name: "ledger"}}, appliedMigrations(t, raw))
+				require.Equal(t, allMigrations, appliedMigrations(t, raw))
 			})
 		})
 	}

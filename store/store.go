@@ -16,6 +16,28 @@ var ErrNotFound = errors.New("not found")
 // lease another worker has taken over.
 var ErrLeaseLost = errors.New("effect lease lost")
 
+// ErrApprovalNotPending is returned when an approval request is not in the
+// state a call needs: a decision needs a pending request whose timeout has
+// not passed (whether or not the timer has closed it yet), and a token can
+// only be minted for an approved or auto-approved request.
+var ErrApprovalNotPending = errors.New("approval request is not pending")
+
+// Why ApprovalTokenSpend refused. Each refusal is also logged as a
+// 'token_refused' event.
+var (
+	// ErrTokenUsed: the request's token was already spent. One approval
+	// authorises one execution.
+	ErrTokenUsed = errors.New("approval token already used")
+	// ErrTokenExpired: the token's TTL ran out before it was spent; a policy
+	// may mint a fresh one with ApprovalTokenMint.
+	ErrTokenExpired = errors.New("approval token expired")
+	// ErrTokenMismatch: the arguments no longer hash to the approved
+	// (frozen or modified) value.
+	ErrTokenMismatch = errors.New("arguments do not match the approved arguments")
+	// ErrNoToken: the request has no token to spend.
+	ErrNoToken = errors.New("approval request has no token")
+)
+
 // DefaultListLimit is the number of rows a List method returns when its
 // limit is zero or negative: an unbounded list is never what an operator
 // meant.
@@ -85,17 +107,64 @@ type Store interface {
 	// ApprovalRequestInsert opens an approval request, idempotent by
 	// operation key: if the key already has a request, the stored one is
 	// returned unchanged. Status defaults to ApprovalPending; TimeoutAt is
-	// required, and a request inserted already decided needs DecidedAt.
+	// required, and a request inserted already decided needs DecidedAt and
+	// DecidedBy. A new request logs a 'requested' event by the agent and,
+	// when inserted decided (a rule approved it at admission, say), the
+	// decision as a second event by DecidedBy, in the same transaction.
 	ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error)
 	ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error)
 	ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error)
 	// ApprovalRequestExpire closes a still-pending request whose timeout
-	// fired, as timed_out or auto_approved by policy. A request that was
-	// decided first is returned unchanged.
+	// fired, as timed_out or auto_approved by policy, and logs the outcome
+	// as an event by TimeoutActor. A request that was decided first is
+	// returned unchanged and logs nothing. It mints no token: the policy
+	// that auto-approves calls ApprovalTokenMint.
 	ApprovalRequestExpire(ctx context.Context, id string, to ApprovalStatus) (ApprovalRequest, error)
 	// ApprovalRequestList returns requests in a status (every status when
 	// empty), oldest first: the order an approver works a queue in.
 	ApprovalRequestList(ctx context.Context, status ApprovalStatus, limit int) ([]ApprovalRequest, error)
+
+	// ApprovalDecide applies a human decision in one transaction: the
+	// request's status, the decision's events and, for approve and modify,
+	// a single-use token bound to the final arguments hash all commit
+	// together. Modify replaces the request's frozen arguments with
+	// p.NewArgs and logs both hashes and both documents. Only a pending
+	// request inside its timeout moves; anything else, including the loser
+	// of two racing deciders, gets ErrApprovalNotPending. An unknown request
+	// is ErrNotFound.
+	ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (ApprovalDecideResult, error)
+
+	// ApprovalEventInsert logs an attempt that changed nothing: a decision
+	// refused (an approver without the role, say) or a token refused. The
+	// events that record a change are written only by the call that makes
+	// it, so the log cannot claim a decision the request does not show.
+	// ArgsHashBefore defaults to the request's current arguments hash. An
+	// unknown request is ErrNotFound.
+	ApprovalEventInsert(ctx context.Context, e ApprovalEvent) (ApprovalEvent, error)
+	// ApprovalEventList returns a request's events, oldest first.
+	ApprovalEventList(ctx context.Context, approvalID string) ([]ApprovalEvent, error)
+
+	// ApprovalTokenSpend spends the request's token for argsHash: of any
+	// number of concurrent spenders exactly one succeeds, and a 'token_used'
+	// event by usedBy commits with it. Otherwise it logs a 'token_refused'
+	// event saying why and returns ErrTokenUsed, ErrTokenMismatch,
+	// ErrTokenExpired or ErrNoToken (ErrNotFound for an unknown request).
+	// With ErrTokenUsed it also returns the spent token, so an attempt
+	// retried after a crash can recognise its own spend by UsedBy.
+	ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, usedBy string) (ApprovalToken, error)
+	// ApprovalTokenMint mints a token for a request a policy decided (a
+	// rule at admission, auto-approval on timeout) or whose token expired
+	// before the worker ran, bound to the request's arguments hash. A fresh
+	// token supersedes an unspent one. It refuses a request that is not
+	// approved or auto-approved with ErrApprovalNotPending, and one whose
+	// token was already spent with ErrTokenUsed.
+	ApprovalTokenMint(ctx context.Context, approvalID string, ttl time.Duration, actor string) (ApprovalToken, error)
+
+	// AuditMoneyEffects reconciles every money-class effect that may have
+	// moved money against the approval records, and every spent money
+	// token against the effects. It returns the divergences sorted by
+	// operation key; an empty slice means the two agree.
+	AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error)
 }
 
 // ToolRegistryRow mirrors one catalog row; the table's CHECK constraints
@@ -296,4 +365,114 @@ type ApprovalRequest struct {
 	DecidedBy    string
 	DecidedAt    *time.Time
 	CreatedAt    time.Time
+}
+
+// TimeoutActor is the actor of decisions taken because a request's timeout
+// fired.
+const TimeoutActor = "policy:timeout"
+
+// ApprovalEventKind is what an approval event records.
+type ApprovalEventKind string
+
+const (
+	ApprovalEventRequested    ApprovalEventKind = "requested"
+	ApprovalEventApproved     ApprovalEventKind = "approved"
+	ApprovalEventRejected     ApprovalEventKind = "rejected"
+	ApprovalEventModified     ApprovalEventKind = "modified"
+	ApprovalEventTimedOut     ApprovalEventKind = "timed_out"
+	ApprovalEventAutoApproved ApprovalEventKind = "auto_approved"
+	ApprovalEventTokenMinted  ApprovalEventKind = "token_minted"
+	ApprovalEventTokenUsed    ApprovalEventKind = "token_used"
+	// ApprovalEventTokenRefused: a spend was refused; Detail says why.
+	ApprovalEventTokenRefused ApprovalEventKind = "token_refused"
+	// ApprovalEventDecisionRefused: a decision attempt was refused before
+	// it reached the request (the wrong role, say).
+	ApprovalEventDecisionRefused ApprovalEventKind = "decision_refused"
+)
+
+// ApprovalEvent is one entry of a request's append-only log.
+type ApprovalEvent struct {
+	ID         int64 // assigned by the store, increasing in log order
+	ApprovalID string
+	Kind       ApprovalEventKind
+	// Actor says who or what acted: "operator:<id>", "agent:<id>",
+	// "rule:<condition>", "policy:timeout", or a worker spending a token.
+	Actor string
+	// ArgsHashBefore is the request's arguments hash when the event
+	// happened; ArgsHashAfter is set only by 'modified', to the new hash.
+	ArgsHashBefore string
+	ArgsHashAfter  string
+	Detail         json.RawMessage // a JSON object, or nil
+	CreatedAt      time.Time
+}
+
+// ApprovalToken authorises one execution of an approved request with the
+// arguments that hash to ArgsHash.
+type ApprovalToken struct {
+	ID         string // "tok_" and 128 random bits
+	ApprovalID string
+	ArgsHash   string
+	ExpiresAt  time.Time
+	UsedAt     *time.Time // nil until spent
+	UsedBy     string
+	CreatedAt  time.Time
+}
+
+// Decision is what a human approver decided.
+type Decision string
+
+const (
+	DecisionApprove Decision = "approve"
+	DecisionReject  Decision = "reject"
+	// DecisionModify approves edited arguments in place of the frozen ones.
+	DecisionModify Decision = "modify"
+)
+
+// ApprovalDecideParams are the inputs of ApprovalDecide.
+type ApprovalDecideParams struct {
+	ApprovalID string
+	Decision   Decision
+	Actor      string // "operator:<id>"
+	Reason     string // recorded in the events' detail
+	// NewArgs and NewArgsHash are the edited arguments, for modify only:
+	// canonical JSON, already validated by the caller, and the hex sha256
+	// of exactly those bytes.
+	NewArgs     json.RawMessage
+	NewArgsHash string
+	// TokenTTL is the lifetime of the token an approval or modification
+	// mints, measured on the database's clock at millisecond precision.
+	TokenTTL time.Duration
+}
+
+// ApprovalDecideResult is the decided request and, for approve and modify,
+// the token minted with the decision.
+type ApprovalDecideResult struct {
+	Request ApprovalRequest
+	Token   *ApprovalToken
+}
+
+// Kinds of AuditFinding.
+const (
+	// AuditNoApproval: a money effect has no approval request.
+	AuditNoApproval = "no_approval"
+	// AuditNotApproved: the request was not approved by a human. Money is
+	// never auto-approved, by rule or by timeout.
+	AuditNotApproved = "not_approved"
+	// AuditTokenUnused: no token was spent for the request.
+	AuditTokenUnused = "token_unused"
+	// AuditHashMismatch: the effect ran with a payload other than the one
+	// approved or the one its token was spent for.
+	AuditHashMismatch = "hash_mismatch"
+	// AuditApprovalWithoutEffect: a money token was spent but no effect was
+	// ever claimed for the request's operation key.
+	AuditApprovalWithoutEffect = "approval_without_effect"
+)
+
+// AuditFinding is one divergence between money effects and approvals.
+type AuditFinding struct {
+	Kind         string
+	OperationKey string
+	Tool         string
+	ApprovalID   string // empty for no_approval
+	Detail       string
 }

@@ -80,3 +80,17 @@ type ExecuteInput struct {
 type ApprovalDecision struct {
 	ApprovalID string
 }
+
+// Audit scan: a scheduled workflow reconciles money-class effects against
+// approval records.
+const (
+	AuditWorkflowName   = "AuditScan"
+	ActivityAuditScan   = "AuditScan"
+	AuditScheduleID     = "maestro-audit-daily"
+	AuditScanWorkflowID = "maestro-audit"
+)
+
+// AuditResult is what one audit scan found.
+type AuditResult struct {
+	Findings int
+}

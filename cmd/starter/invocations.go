@@ -66,6 +66,20 @@ func newShowCmd(g *globals) *cobra.Command {
 	}
 }
 
+// refusalOr prints a refusal and exits 3, or returns any other error.
+func refusalOr(cmd *cobra.Command, g *globals, err error) error {
+	var ref *apiclient.Error
+	if !errors.As(err, &ref) {
+		return err
+	}
+	if g.json {
+		_ = printJSON(cmd.OutOrStdout(), map[string]any{"observation": ref.Observation})
+	} else {
+		printObservation(cmd.OutOrStdout(), ref.Observation)
+	}
+	return &exitError{code: 3}
+}
+
 // report prints an invocation or a refusal. A refused or failed call exits
 // 3 so scripts can tell "maestro said no" from "could not reach maestro".
 func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/daemon"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -92,6 +94,43 @@ func TestCLIAgainstDevMode(t *testing.T) {
 			"--args", `{"tenant_id":"t_102"}`, "--session", "cli-1", "--operation-key", "cli-1:delete", "--json")...)
 		require.Equal(t, 0, code)
 		require.Contains(t, out, string(mt.InvocationAwaitingApproval))
+		var inv apitype.Invocation
+		require.NoError(t, json.Unmarshal([]byte(out), &inv))
+
+		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+		list, _, code := run(t, append(ops, "approvals", "list")...)
+		require.Equal(t, 0, code)
+		require.Contains(t, list, inv.ApprovalID)
+
+		shown, _, code := run(t, append(ops, "approvals", "approve", inv.ApprovalID, "--reason", "tenant confirmed by phone")...)
+		require.Equal(t, 0, code, shown)
+		require.Contains(t, shown, "approved")
+		require.Contains(t, shown, "operator:demo-manager")
+
+		again, _, code := run(t, append(ops, "approvals", "reject", inv.ApprovalID)...)
+		require.Equal(t, 3, code, "a decided request cannot be decided again")
+		require.Contains(t, again, string(mt.CodeApprovalClosed))
+
+		waited, _, code := run(t, append(global, "invocations", "show", inv.InvocationID)...)
+		require.Equal(t, 0, code)
+		require.Contains(t, waited, inv.InvocationID)
+	})
+
+	t.Run("AuditExitsThreeOnDivergence", func(t *testing.T) {
+		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+		out, _, code := run(t, append(ops, "audit")...)
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, "0 divergence(s)")
+
+		key := "cli-1:rogue-refund"
+		_, err := d.Store().EffectClaim(t.Context(), store.EffectClaimParams{OperationKey: key, Tool: "issue_refund", PayloadHash: "h", Owner: "rogue", LeaseTTL: time.Minute})
+		require.NoError(t, err)
+		require.NoError(t, d.Store().EffectSettle(t.Context(), store.EffectSettleParams{OperationKey: key, Owner: "rogue", Status: mt.EffectSucceeded}))
+
+		out, _, code = run(t, append(ops, "audit", "--json")...)
+		require.Equal(t, 3, code)
+		require.Contains(t, out, store.AuditNoApproval)
+		require.Contains(t, out, key)
 	})
 }
 
@@ -100,6 +139,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"tools", "--help"}, {"tools", "list", "--help"},
 		{"invocations", "--help"}, {"invocations", "invoke", "--help"}, {"invocations", "show", "--help"},
+		{"approvals", "--help"}, {"approvals", "list", "--help"}, {"approvals", "show", "--help"},
+		{"approvals", "approve", "--help"}, {"approvals", "reject", "--help"}, {"approvals", "modify", "--help"},
+		{"audit", "--help"},
 	} {
 		out, _, code := run(t, args...)
 		require.Equal(t, 0, code, args)

@@ -50,7 +50,11 @@ func (s *Server) buildRefund(body []byte) (Refund, *apiError) {
 		return Refund{}, apiErr
 	}
 	// Currencies are stored lowercase, as Stripe does, whatever the input.
+	// This back office bills in dollars, so an omitted currency means USD.
 	p.Currency = strings.ToLower(p.Currency)
+	if p.Currency == "" {
+		p.Currency = "usd"
+	}
 	if apiErr := firstError(
 		s.tenants.checkActive(p.TenantID),
 		checkAmount(p.AmountCents),

@@ -59,7 +59,6 @@ func TestRefundValidation(t *testing.T) {
 		{`{` + valid + `,"amount_cents":-100}`, "amount_cents", "must be a positive integer"},
 		{`{` + valid + `,"amount_cents":10.5}`, "amount_cents", "Invalid amount_cents"},
 		{`{` + valid + `,"amount_cents":"100"}`, "amount_cents", "Invalid amount_cents"},
-		{`{"tenant_id":"t_100","reason":"r","amount_cents":100}`, "currency", "Missing required param: currency."},
 		{`{"tenant_id":"t_100","reason":"r","amount_cents":100,"currency":"dollars"}`, "currency", "three-letter ISO code"},
 		{`{"tenant_id":"t_100","currency":"usd","amount_cents":100}`, "reason", "Missing required param: reason."},
 		{`{"currency":"usd","reason":"r","amount_cents":100}`, "tenant_id", "Missing required param: tenant_id."},
@@ -74,4 +73,12 @@ func TestRefundValidation(t *testing.T) {
 		require.Contains(t, e.Message, tc.message, tc.body)
 	}
 	require.Zero(t, f.standin.CountRefunds())
+}
+
+func TestRefundCurrencyDefaultsToUSD(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	res := f.call(t, http.MethodPost, "/v1/refunds", `{"tenant_id":"t_100","amount_cents":100,"reason":"r"}`)
+	require.Equal(t, http.StatusCreated, res.status)
+	require.Equal(t, "usd", res.object(t)["currency"])
 }

@@ -48,6 +48,22 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testApprovalRequest(t, setup)
 	})
+	t.Run("ApprovalEvent", func(t *testing.T) {
+		t.Parallel()
+		testApprovalEvent(t, setup)
+	})
+	t.Run("ApprovalDecide", func(t *testing.T) {
+		t.Parallel()
+		testApprovalDecide(t, setup)
+	})
+	t.Run("ApprovalToken", func(t *testing.T) {
+		t.Parallel()
+		testApprovalToken(t, setup)
+	})
+	t.Run("AuditMoneyEffects", func(t *testing.T) {
+		t.Parallel()
+		testAuditMoneyEffects(t, setup)
+	})
 	t.Run("ToolRegistry", func(t *testing.T) {
 		t.Parallel()
 		testToolRegistry(t, setup)
@@ -832,23 +848,7 @@ func testDeferred(t *testing.T, setup setupFunc) {
 
 func testApprovalRequest(t *testing.T, setup setupFunc) {
 	timeout := time.Now().Add(15 * time.Minute).UTC().Truncate(time.Millisecond)
-
-	newRequest := func() store.ApprovalRequest {
-		return store.ApprovalRequest{
-			InvocationID: "inv_1",
-			OperationKey: newKey(),
-			SessionID:    "ses_a",
-			AgentID:      "agent_1",
-			Tool:         "payments.refund",
-			Args:         oddArgs,
-			ArgsHash:     hashOf(oddArgs),
-			ApproverRole: "finance",
-			Reason:       "money always needs a human",
-			RiskTags:     []string{"money", "external"},
-			Context:      json.RawMessage(`{"recent":["crm.lookup"]}`),
-			TimeoutAt:    timeout,
-		}
-	}
+	newRequest := func() store.ApprovalRequest { return newApprovalRequest(timeout) }
 
 	t.Run("InsertIsIdempotent", func(t *testing.T) {
 		t.Parallel()
@@ -1123,6 +1123,25 @@ func claimParams(owner string, ttl time.Duration) store.EffectClaimParams {
 		Owner:        owner,
 		LeaseTTL:     ttl,
 		BeforeState:  json.RawMessage(`{"messages":0}`),
+	}
+}
+
+// newApprovalRequest returns a pending request for a refund of oddArgs
+// under a fresh operation key.
+func newApprovalRequest(timeout time.Time) store.ApprovalRequest {
+	return store.ApprovalRequest{
+		InvocationID: "inv_1",
+		OperationKey: newKey(),
+		SessionID:    "ses_a",
+		AgentID:      "agent_1",
+		Tool:         "payments.refund",
+		Args:         oddArgs,
+		ArgsHash:     hashOf(oddArgs),
+		ApproverRole: "finance",
+		Reason:       "money always needs a human",
+		RiskTags:     []string{"money", "external"},
+		Context:      json.RawMessage(`{"recent":["crm.lookup"]}`),
+		TimeoutAt:    timeout,
 	}
 }
 

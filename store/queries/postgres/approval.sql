@@ -29,7 +29,29 @@ WHERE $1 = '' OR status = $1
 ORDER BY created_at, id
 LIMIT $2;
 
+-- name: ApprovalRequestGetForUpdate
+-- Every change to a request or its tokens first locks the request row, so
+-- decisions, mints and spends on one request happen one at a time and each
+-- sees what the one before it committed. NO KEY leaves foreign-key checks
+-- of concurrent event inserts unblocked.
+SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
+       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+FROM approval_requests
+WHERE id = $1
+FOR NO KEY UPDATE;
+
+-- name: ApprovalRequestDecide
+-- Only a pending request still inside its timeout moves, even if the timer
+-- that closes it has not fired yet. NULL new arguments keep the frozen ones.
+UPDATE approval_requests
+SET status = $2, decided_by = $3, decided_at = now(),
+    args = coalesce($4::json, args), args_hash = coalesce($5, args_hash)
+WHERE id = $1 AND status = 'pending' AND timeout_at > now()
+RETURNING id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash,
+          approver_role, reason, risk_tags, context, status, timeout_at, decided_by, decided_at,
+          created_at;
+
 -- name: ApprovalRequestExpire
 UPDATE approval_requests
-SET status = $2, decided_by = 'policy:timeout', decided_at = now()
+SET status = $2, decided_by = $3, decided_at = now()
 WHERE id = $1 AND status = 'pending';

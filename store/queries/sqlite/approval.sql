@@ -30,7 +30,26 @@ WHERE $1 = '' OR status = $1
 ORDER BY created_at, rowid
 LIMIT $2;
 
+-- name: ApprovalRequestGetForUpdate
+-- No FOR UPDATE in SQLite, and none needed: the transaction began
+-- IMMEDIATE and holds the database's write lock until it ends.
+SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
+       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+FROM approval_requests
+WHERE id = $1;
+
+-- name: ApprovalRequestDecide
+-- Only a pending request still inside its timeout moves, even if the timer
+-- that closes it has not fired yet. NULL new arguments keep the frozen ones.
+UPDATE approval_requests
+SET status = $2, decided_by = $3, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+    args = coalesce($4, args), args_hash = coalesce($5, args_hash)
+WHERE id = $1 AND status = 'pending' AND timeout_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+RETURNING id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash,
+          approver_role, reason, risk_tags, context, status, timeout_at, decided_by, decided_at,
+          created_at;
+
 -- name: ApprovalRequestExpire
 UPDATE approval_requests
-SET status = $2, decided_by = 'policy:timeout', decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+SET status = $2, decided_by = $3, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = $1 AND status = 'pending';

@@ -1,0 +1,67 @@
+package apitype
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Approval is an approval request as ops tooling sees it.
+type Approval struct {
+	ID           string          `json:"approval_id"`
+	InvocationID string          `json:"invocation_id"`
+	OperationKey string          `json:"operation_key"`
+	SessionID    string          `json:"session_id,omitempty"`
+	AgentID      string          `json:"agent_id,omitempty"`
+	Tool         string          `json:"tool"`
+	Args         json.RawMessage `json:"args"`
+	ArgsHash     string          `json:"args_hash"`
+	ApproverRole string          `json:"approver_role,omitempty"`
+	Reason       string          `json:"reason,omitempty"`
+	RiskTags     []string        `json:"risk_tags"`
+	// Context is the session's recent calls, for the approver.
+	Context   json.RawMessage `json:"context,omitempty"`
+	Status    string          `json:"status"`
+	TimeoutAt time.Time       `json:"timeout_at"`
+	DecidedBy string          `json:"decided_by,omitempty"`
+	DecidedAt *time.Time      `json:"decided_at,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	Events    []ApprovalEvent `json:"events,omitempty"`
+}
+
+// ApprovalEvent is one entry of a request's immutable log.
+type ApprovalEvent struct {
+	Kind           string          `json:"kind"`
+	Actor          string          `json:"actor"`
+	ArgsHashBefore string          `json:"args_hash_before,omitempty"`
+	ArgsHashAfter  string          `json:"args_hash_after,omitempty"`
+	Detail         json.RawMessage `json:"detail,omitempty"`
+	At             time.Time       `json:"at"`
+}
+
+// ApprovalList is the body of GET /v1/approvals.
+type ApprovalList struct {
+	Approvals []Approval `json:"approvals"`
+}
+
+// DecisionRequest is the body of POST /v1/approvals/{id}/{approve,reject,modify}.
+type DecisionRequest struct {
+	Reason string `json:"reason,omitempty"`
+	// Args are the edited arguments, for modify only.
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// AuditFinding is one divergence between money effects and approvals.
+type AuditFinding struct {
+	Kind         string `json:"kind"`
+	OperationKey string `json:"operation_key"`
+	Tool         string `json:"tool"`
+	ApprovalID   string `json:"approval_id,omitempty"`
+	Detail       string `json:"detail"`
+}
+
+// AuditReport is the body of GET /v1/audit.
+type AuditReport struct {
+	CheckedAt time.Time      `json:"checked_at"`
+	Clean     bool           `json:"clean"`
+	Findings  []AuditFinding `json:"findings"`
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/maestro-run/maestro/apitype"
+)
+
+func newApprovalsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "approvals",
+		Aliases: []string{"approval"},
+		Short:   "List, inspect and decide approval requests (operator key)",
+	}
+	var status string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List approval requests",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := g.client().Approvals(cmd.Context(), status)
+			if err != nil {
+				return refusalOr(cmd, g, err)
+			}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tROLE\tTIMEOUT\tARGS")
+			for _, a := range out.Approvals {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.ApproverRole, a.TimeoutAt.Format("15:04:05Z"), a.Args)
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&status, "status", "pending", "pending, approved, rejected, timed_out, auto_approved, or empty for all")
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a request: frozen arguments, hash, context and its immutable event log",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			a, err := g.client().Approval(cmd.Context(), pos[0])
+			return printApproval(cmd, g, a, err)
+		},
+	}
+	cmd.AddCommand(list, show, newDecideCmd(g, "approve"), newDecideCmd(g, "reject"), newDecideCmd(g, "modify"))
+	return cmd
+}
+
+func newDecideCmd(g *globals, verb string) *cobra.Command {
+	var reason, args string
+	short := map[string]string{
+		"approve": "Approve a request; the call then runs once with exactly its frozen arguments",
+		"reject":  "Reject a request; the call is cancelled and the agent is told",
+		"modify":  "Approve edited arguments (validated and re-hashed) in place of the frozen ones",
+	}[verb]
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			c := g.client()
+			var (
+				a   apitype.Approval
+				err error
+			)
+			switch verb {
+			case "approve":
+				a, err = c.Approve(cmd.Context(), pos[0], reason)
+			case "reject":
+				a, err = c.Reject(cmd.Context(), pos[0], reason)
+			case "modify":
+				if !json.Valid([]byte(args)) {
+					return fmt.Errorf("--args is not valid JSON: %s", args)
+				}
+				a, err = c.Modify(cmd.Context(), pos[0], json.RawMessage(args), reason)
+			}
+			return printApproval(cmd, g, a, err)
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded in the audit log")
+	if verb == "modify" {
+		cmd.Flags().StringVar(&args, "args", "", "the edited arguments as a JSON object")
+		_ = cmd.MarkFlagRequired("args")
+	}
+	return cmd
+}
+
+func printApproval(cmd *cobra.Command, g *globals, a apitype.Approval, err error) error {
+	if err != nil {
+		return refusalOr(cmd, g, err)
+	}
+	w := cmd.OutOrStdout()
+	if g.json {
+		return printJSON(w, a)
+	}
+	fmt.Fprintf(w, "approval    %s\nstatus      %s\ntool        %s\nrole        %s\nargs        %s\nargs hash   %s\nreason      %s\nrisk        %s\ntimeout     %s\n",
+		a.ID, a.Status, a.Tool, a.ApproverRole, a.Args, a.ArgsHash, a.Reason, strings.Join(a.RiskTags, ","), a.TimeoutAt)
+	if a.DecidedBy != "" {
+		fmt.Fprintf(w, "decided by  %s\n", a.DecidedBy)
+	}
+	if len(a.Context) > 0 {
+		fmt.Fprintf(w, "context     %s\n", a.Context)
+	}
+	printEvents(w, a.Events)
+	return nil
+}
+
+func printEvents(w io.Writer, events []apitype.ApprovalEvent) {
+	for _, e := range events {
+		fmt.Fprintf(w, "  %s  %-16s %s", e.At.Format("15:04:05.000"), e.Kind, e.Actor)
+		if e.ArgsHashAfter != "" {
+			fmt.Fprintf(w, "  %s → %s", short(e.ArgsHashBefore), short(e.ArgsHashAfter))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

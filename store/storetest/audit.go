@@ -1,0 +1,169 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
+)
+
+func testAuditMoneyEffects(t *testing.T, setup setupFunc) {
+	refund := store.ToolRegistryRow{
+		Name: "payments.refund", Effect: maestrotype.EffectMoney, Delivery: maestrotype.DeliveryRealSync,
+		Reversibility: maestrotype.ReversibilityIrreversible, ApproverRole: "finance",
+		ConnectorKind: "http", Owner: "payments", CatalogHash: "h1",
+	}
+	sms := store.ToolRegistryRow{
+		Name: "sms.send", Effect: maestrotype.EffectWrite, Delivery: maestrotype.DeliveryRealSync,
+		Reversibility: maestrotype.ReversibilityCompensable, CompensationTool: "sms.retract",
+		ConnectorKind: "twilio", Owner: "comms", CatalogHash: "h1",
+	}
+	otherArgs := hashOf(json.RawMessage(`{"amount":{"cents":999999}}`))
+
+	t.Run("CleanLedgerHasNoFindings", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
+
+		findings, err := s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		require.NotNil(t, findings)
+		require.Empty(t, findings, "an empty ledger")
+
+		req := spentApproval(t, ctx, s)
+		settledEffect(t, ctx, s, req.OperationKey, refund.Name, req.ArgsHash, maestrotype.EffectSucceeded)
+		// Neither a write nor a money call that provably did not happen
+		// needs an approval.
+		settledEffect(t, ctx, s, newKey(), sms.Name, otherArgs, maestrotype.EffectSucceeded)
+		settledEffect(t, ctx, s, newKey(), refund.Name, otherArgs, maestrotype.EffectFailed)
+
+		findings, err = s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		require.NotNil(t, findings)
+		require.Empty(t, findings)
+	})
+
+	t.Run("ReportsEachDivergence", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
+
+		type finding struct{ Kind, OperationKey, ApprovalID string }
+		var want []finding
+
+		for _, status := range []maestrotype.EffectStatus{
+			maestrotype.EffectSucceeded, maestrotype.EffectInProgress, maestrotype.EffectNeedsReconciliation,
+		} {
+			key := newKey()
+			settledEffect(t, ctx, s, key, refund.Name, otherArgs, status)
+			want = append(want, finding{store.AuditNoApproval, key, ""})
+		}
+
+		unspent := openRequest(t, ctx, s)
+		approve(t, ctx, s, unspent.ID, time.Hour)
+		settledEffect(t, ctx, s, unspent.OperationKey, refund.Name, unspent.ArgsHash, maestrotype.EffectSucceeded)
+		want = append(want, finding{store.AuditTokenUnused, unspent.OperationKey, unspent.ID})
+
+		swapped := spentApproval(t, ctx, s)
+		settledEffect(t, ctx, s, swapped.OperationKey, refund.Name, otherArgs, maestrotype.EffectSucceeded)
+		want = append(want, finding{store.AuditHashMismatch, swapped.OperationKey, swapped.ID})
+
+		// Money that a rule let through: the token was spent and the
+		// payload matches, but no human approved it.
+		now := time.Now()
+		a := newApprovalRequest(soon())
+		a.Status, a.DecidedBy, a.DecidedAt = store.ApprovalAutoApproved, "rule:amount < 10", &now
+		ruled, err := s.ApprovalRequestInsert(ctx, a)
+		require.NoError(t, err)
+		_, err = s.ApprovalTokenMint(ctx, ruled.ID, time.Hour, a.DecidedBy)
+		require.NoError(t, err)
+		_, err = s.ApprovalTokenSpend(ctx, ruled.ID, ruled.ArgsHash, "worker:a")
+		require.NoError(t, err)
+		settledEffect(t, ctx, s, ruled.OperationKey, refund.Name, ruled.ArgsHash, maestrotype.EffectSucceeded)
+		want = append(want, finding{store.AuditNotApproved, ruled.OperationKey, ruled.ID})
+
+		// Rejected, yet something ran: every broken link is reported.
+		rejected := openRequest(t, ctx, s)
+		_, err = s.ApprovalDecide(ctx, store.ApprovalDecideParams{
+			ApprovalID: rejected.ID, Decision: store.DecisionReject, Actor: operator,
+		})
+		require.NoError(t, err)
+		settledEffect(t, ctx, s, rejected.OperationKey, refund.Name, otherArgs, maestrotype.EffectSucceeded)
+		want = append(want,
+			finding{store.AuditNotApproved, rejected.OperationKey, rejected.ID},
+			finding{store.AuditTokenUnused, rejected.OperationKey, rejected.ID},
+			finding{store.AuditHashMismatch, rejected.OperationKey, rejected.ID},
+		)
+
+		orphan := spentApproval(t, ctx, s)
+		want = append(want, finding{store.AuditApprovalWithoutEffect, orphan.OperationKey, orphan.ID})
+
+		findings, err := s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		got := make([]finding, len(findings))
+		for i, f := range findings {
+			require.Equal(t, refund.Name, f.Tool)
+			require.NotEmpty(t, f.Detail)
+			got[i] = finding{f.Kind, f.OperationKey, f.ApprovalID}
+		}
+		slices.SortStableFunc(want, func(a, b finding) int { return cmp.Compare(a.OperationKey, b.OperationKey) })
+		require.Equal(t, want, got, "sorted by operation key")
+	})
+
+	t.Run("FollowsTheRegistry", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
+
+		key := newKey()
+		settledEffect(t, ctx, s, key, sms.Name, otherArgs, maestrotype.EffectSucceeded)
+		findings, err := s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		require.Empty(t, findings)
+
+		// Reclassifying a tool as money puts its past calls under audit.
+		asMoney := sms
+		asMoney.Effect, asMoney.ApproverRole = maestrotype.EffectMoney, "comms-lead"
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, asMoney}))
+		findings, err = s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		require.Len(t, findings, 1)
+		require.Equal(t, store.AuditNoApproval, findings[0].Kind)
+		require.Equal(t, key, findings[0].OperationKey)
+		require.Equal(t, sms.Name, findings[0].Tool)
+	})
+}
+
+// spentApproval opens a request, approves it and spends its token.
+func spentApproval(t *testing.T, ctx context.Context, s store.Store) store.ApprovalRequest {
+	t.Helper()
+	req := openRequest(t, ctx, s)
+	approve(t, ctx, s, req.ID, time.Hour)
+	_, err := s.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, "worker:"+req.OperationKey)
+	require.NoError(t, err)
+	return req
+}
+
+// settledEffect claims an effect and, unless status is in progress, settles
+// it with status.
+func settledEffect(t *testing.T, ctx context.Context, s store.Store, key, tool, payloadHash string, status maestrotype.EffectStatus) {
+	t.Helper()
+	p := claimParams("worker-a", time.Hour)
+	p.OperationKey, p.Tool, p.PayloadHash = key, tool, payloadHash
+	res, err := s.EffectClaim(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, store.ClaimNew, res.Outcome)
+	if status == maestrotype.EffectInProgress {
+		return
+	}
+	require.NoError(t, s.EffectSettle(ctx, store.EffectSettleParams{
+		OperationKey: key, Owner: "worker-a", Status: status,
+	}))
+}
