@@ -43,6 +43,9 @@ type Config struct {
 	// WaitTimeout: how long the API waits for a result before a 202.
 	// Optional: default 15s.
 	WaitTimeout time.Duration
+	// TokenTTL is the lifetime of an approval's single-use token.
+	// Optional: default 300s.
+	TokenTTL time.Duration
 	// Logger. Optional: default a text logger on stderr.
 	Logger *slog.Logger
 }
@@ -75,10 +78,13 @@ func (c Config) WithDefaults() Config {
 }
 
 func (c Config) validate() error {
-	if c.Dev {
-		return nil
-	}
 	var errs []error
+	if c.TokenTTL < 0 {
+		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
+	}
+	if c.Dev {
+		return errors.Join(errs...)
+	}
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is required outside dev mode (or pass --dev)"))
 	}
@@ -104,6 +110,7 @@ func FromEnv() Config {
 		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
 		Namespace:       os.Getenv("TEMPORAL_NAMESPACE"),
 		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
+		TokenTTL:        durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
 				BaseURL:    os.Getenv("TWILIO_BASE_URL"),
@@ -138,4 +145,18 @@ func httpServicesFromEnv() map[string]connectors.HTTPService {
 		out[name] = connectors.HTTPService{BaseURL: v, Token: os.Getenv(prefix + strings.ToUpper(name) + "_TOKEN")}
 	}
 	return out
+}
+
+// durationEnv reads a duration such as "300s"; an unparsable value is
+// reported by validate rather than silently ignored.
+func durationEnv(name string) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -64,6 +64,7 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		Connectors:  conns,
 		HTTPAddr:    cfg.HTTPAddr,
 		WaitTimeout: cfg.WaitTimeout,
+		TokenTTL:    cfg.TokenTTL,
 		Logger:      cfg.Logger,
 	})
 	if err != nil {

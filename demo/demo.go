@@ -69,6 +69,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		ctx:      ctx,
 		out:      cfg.Out,
 		agent:    apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{}),
+		ops:      apiclient.New(d.URL(), tools.DemoOpsKey, apiclient.Options{}),
 		standins: d.Standins(),
 		session:  "demo-call-1",
 	}
@@ -84,6 +85,7 @@ type scenario struct {
 	ctx      context.Context
 	out      io.Writer
 	agent    *apiclient.Client
+	ops      *apiclient.Client
 	standins *standin.Set
 	session  string
 	steps    int

@@ -30,3 +30,12 @@ func (s *scenario) confirmWorkOrder(id string) error {
 	s.confirm("back-office API: work order %s is %s", ev.ID, ev.Status)
 	return expect(ev.ID == id, "work order %s not found at the provider", id)
 }
+
+func (s *scenario) confirmRefund(id string) error {
+	ev, err := s.standins.Reader().HTTPResource(s.ctx, s.standins.SandboxURL(), s.standins.Sandbox.Token(), "/v1/refunds/"+id)
+	if err != nil {
+		return err
+	}
+	s.confirm("back-office API: refund %s of %v cents is %s", ev.ID, ev.Detail["amount_cents"], ev.Status)
+	return expect(ev.ID == id, "refund %s not found at the provider", id)
+}

@@ -126,23 +126,71 @@ func (s *scenario) takeMessage() error {
 }
 
 func (s *scenario) gatedCalls() error {
-	s.step("Money and irreversible calls stop at the approval gate")
+	s.step("Money: a refund stops at the approval gate with its arguments frozen")
 	refunds := s.standins.Sandbox.CountRefunds()
-	for _, c := range []struct{ tool, key, args string }{
-		{"issue_refund", "refund", `{"tenant_id":"t_100","amount_cents":12500,"reason":"Duplicate rent payment"}`},
-		{"delete_tenant_account", "delete", `{"tenant_id":"t_101"}`},
-	} {
-		resp, err := s.invoke(c.tool, c.key, c.args, nil)
-		if err != nil {
-			return err
-		}
-		if err := expect(resp.Pending && resp.ApprovalID != "", "%s was not held for approval", c.tool); err != nil {
-			return err
-		}
-		s.confirm("approval %s is pending; nothing has run", resp.ApprovalID)
+	refund, err := s.invoke("issue_refund", "refund", `{"tenant_id":"t_100","amount_cents":12500,"reason":"Duplicate rent payment"}`, nil)
+	if err != nil {
+		return err
 	}
+	if err := expect(refund.Pending && refund.ApprovalID != "" && s.standins.Sandbox.CountRefunds() == refunds,
+		"the refund was not held for approval"); err != nil {
+		return err
+	}
+	req, err := s.ops.Approval(s.ctx, refund.ApprovalID)
+	if err != nil {
+		return err
+	}
+	s.confirm("approval %s for role %q, args hash %s…; nothing has run", req.ID, req.ApproverRole, req.ArgsHash[:12])
+
+	s.step("The manager approves; the refund runs once with a single-use token bound to that hash")
+	if _, err := s.ops.Approve(s.ctx, refund.ApprovalID, "duplicate payment confirmed"); err != nil {
+		return err
+	}
+	done, err := s.agent.Wait(s.ctx, refund.InvocationID)
+	if err != nil {
+		return err
+	}
+	s.printObservation(done)
+	if err := isState(done, mt.InvocationSucceeded); err != nil {
+		return err
+	}
+	if err := s.confirmRefund(done.Observation.Receipt.ID); err != nil {
+		return err
+	}
+	req, err = s.ops.Approval(s.ctx, refund.ApprovalID)
+	if err != nil {
+		return err
+	}
+	for _, e := range req.Events {
+		fmt.Fprintf(s.out, "   audit log: %-14s by %s\n", e.Kind, e.Actor)
+	}
+
+	s.step("Irreversible: deleting an account waits for ops, who reject it")
+	del, err := s.invoke("delete_tenant_account", "delete", `{"tenant_id":"t_101"}`, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := s.ops.Reject(s.ctx, del.ApprovalID, "tenant must ask in writing"); err != nil {
+		return err
+	}
+	done, err = s.agent.Wait(s.ctx, del.InvocationID)
+	if err != nil {
+		return err
+	}
+	s.printObservation(done)
 	tenant, _ := s.standins.Sandbox.Tenant("t_101")
-	return expect(s.standins.Sandbox.CountRefunds() == refunds && !tenant.Deleted, "a gated call ran without approval")
+	s.confirm("back-office API: tenant t_101 still exists (deleted=%v)", tenant.Deleted)
+	if err := expect(done.State == mt.InvocationRejected && !tenant.Deleted, "a rejected call ran"); err != nil {
+		return err
+	}
+
+	s.step("Audit scan: every money effect has a human approval and a spent token")
+	rep, err := s.ops.Audit(s.ctx)
+	if err != nil {
+		return err
+	}
+	s.confirm("%d divergence(s)", len(rep.Findings))
+	return expect(rep.Clean, "audit found divergences: %+v", rep.Findings)
 }
 
 func (s *scenario) refusals() error {

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
 )
 
 const refundArgs = `{"tenant_id":"t_100","amount_cents":2500,"reason":"Duplicate payment"}`
@@ -224,4 +226,20 @@ func TestAuditScanCatchesAMoneyEffectWithoutApproval(t *testing.T) {
 	require.Len(t, rep.Findings, 1)
 	require.Equal(t, store.AuditNoApproval, rep.Findings[0].Kind)
 	require.Equal(t, key, rep.Findings[0].OperationKey)
+}
+
+func TestAuditScanIsScheduledDaily(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+
+	desc, err := e.temporal.ScheduleClient().GetHandle(e.ctx, workflows.AuditScheduleID+"/"+e.taskQueue).Describe(e.ctx)
+	require.NoError(t, err, "the daily audit schedule exists")
+	require.Equal(t, 24*time.Hour, desc.Schedule.Spec.Intervals[0].Every)
+
+	// Run the scheduled workflow once by hand: it scans the same ledger.
+	run, err := e.temporal.ExecuteWorkflow(e.ctx, client.StartWorkflowOptions{TaskQueue: e.taskQueue}, workflows.AuditWorkflowName)
+	require.NoError(t, err)
+	var res workflows.AuditResult
+	require.NoError(t, run.Get(e.ctx, &res))
+	require.Zero(t, res.Findings)
 }

@@ -37,13 +37,28 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		resp, err := e.invoke(c.tool, e.key(name), c.args)
 		require.NoError(t, err)
 		require.False(t, resp.Pending, name)
-		path := filepath.Join(dir, "invocation_"+name+".json")
-		e.exportHistory(workflows.InvocationWorkflowID(e.key(name)), path)
-
-		replayer := worker.NewWorkflowReplayer()
-		replayer.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
-		require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, path), name)
+		e.recordAndReplay(dir, name)
 	}
+
+	// A gated call that waits for a human and runs after approval.
+	pending, err := e.invoke("issue_refund", e.key("approved"), refundArgs)
+	require.NoError(t, err)
+	_, err = e.ops.Approve(e.ctx, pending.ApprovalID, "")
+	require.NoError(t, err)
+	_, err = e.agent.Wait(e.ctx, pending.InvocationID)
+	require.NoError(t, err)
+	e.recordAndReplay(dir, "approved")
+}
+
+// recordAndReplay exports the invocation's history to dir and replays it.
+func (e *env) recordAndReplay(dir, name string) {
+	e.t.Helper()
+	path := filepath.Join(dir, "invocation_"+name+".json")
+	e.exportHistory(workflows.InvocationWorkflowID(e.key(name)), path)
+
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
+	require.NoError(e.t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, path), name)
 }
 
 func (e *env) exportHistory(workflowID, path string) {

@@ -51,7 +51,8 @@ type env struct {
 	store    store.Store
 	standins *standin.Set
 	temporal client.Client
-	session  string
+	session   string
+	taskQueue string
 }
 
 type options struct {
@@ -86,13 +87,14 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
+	taskQueue := "tq-" + randomID()
 	svc, err := service.Start(ctx, service.Config{
 		Store:       st,
 		Catalog:     cat,
 		Temporal:    tc,
 		Connectors:  conns,
 		HTTPAddr:    "127.0.0.1:0",
-		TaskQueue:   "tq-" + randomID(),
+		TaskQueue:   taskQueue,
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
 		Logger:      slog.New(slog.DiscardHandler),
@@ -112,7 +114,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		store:    st,
 		standins: sins,
 		temporal: tc,
-		session:  "call-" + randomID(),
+		session:   "call-" + randomID(),
+		taskQueue: taskQueue,
 	}
 }
 
