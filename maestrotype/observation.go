@@ -40,6 +40,8 @@ const (
 	CodeApprovalExpired     Code = "approval_token_expired"
 	CodeApprovalClosed      Code = "approval_closed"
 	CodeNotApprover         Code = "not_approver"
+	CodeSessionHalted       Code = "session_halted"
+	CodeSessionEnded        Code = "session_ended"
 	CodeDeferred            Code = "deferred"
 	CodeInternal            Code = "internal"
 )

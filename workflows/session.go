@@ -1,0 +1,227 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+// session is the state a SessionWorkflow holds. Signals and updates mutate
+// it; the main loop awaits the changes.
+type session struct {
+	in       SessionInput
+	view     SessionView
+	busy     bool // a rollback or resolve is running
+	ended    *CallEnded
+	autoRoll bool // the agent's policy asked for a rollback
+}
+
+// SessionWorkflow is one call or agent run: its calls with outcomes, its
+// saga, its halt, and the hand-over of deferred work when the call ends.
+func SessionWorkflow(ctx workflow.Context, in SessionInput) (SessionView, error) {
+	if in.MaxLifetime == 0 {
+		in.MaxLifetime = 24 * time.Hour
+	}
+	s := &session{in: in, view: SessionView{SessionID: in.SessionID, State: mt.SessionActive, Calls: []CallRecord{}}}
+	if err := s.register(ctx); err != nil {
+		return SessionView{}, err
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
+
+	expired := false
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if workflow.NewTimer(ctx, in.MaxLifetime).Get(ctx, nil) == nil {
+			expired = true
+		}
+	})
+	for {
+		if err := workflow.Await(ctx, func() bool { return !s.busy && (s.ended != nil || s.autoRoll || expired) }); err != nil {
+			return s.snapshot(), err
+		}
+		if s.autoRoll {
+			s.autoRoll = false
+			s.rollback(actx, RollbackRequest{Actor: "policy:on_failure", Reason: "a call failed and the agent's policy rolls the session back"})
+			continue
+		}
+		break
+	}
+	if s.ended == nil {
+		// Nobody ended the call: end it now so recorded intents are still
+		// delivered rather than forgotten.
+		s.ended = &CallEnded{}
+		if err := workflow.ExecuteActivity(actx, ActivitySessionEnd, in.SessionID).Get(ctx, nil); err != nil {
+			return s.snapshot(), err
+		}
+	}
+	if err := s.startPostCall(ctx); err != nil {
+		return s.snapshot(), err
+	}
+	s.view.State = mt.SessionEnded
+	return s.snapshot(), nil
+}
+
+func (s *session) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QuerySession, func() (SessionView, error) { return s.snapshot(), nil }); err != nil {
+		return fmt.Errorf("error registering session query: %w", err)
+	}
+	calls := workflow.GetSignalChannel(ctx, SignalCallRecorded)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var rec CallRecord
+			calls.Receive(ctx, &rec)
+			s.record(rec)
+		}
+	})
+	ends := workflow.GetSignalChannel(ctx, SignalCallEnded)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var ce CallEnded
+			ends.Receive(ctx, &ce)
+			if s.ended == nil { // a repeated call-ended signal delivers nothing twice
+				s.ended = &ce
+			}
+		}
+	})
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateRollback,
+		func(ctx workflow.Context, req RollbackRequest) (RollbackResult, error) {
+			return s.rollback(workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)), req), nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req RollbackRequest) error {
+			switch {
+			case s.busy:
+				return errors.New("a rollback is already running")
+			case s.view.State == mt.SessionHalted:
+				return fmt.Errorf("the session is halted at %s: resolve it first", s.view.HaltStep)
+			case s.ended != nil:
+				return errors.New("the call has ended")
+			}
+			return nil
+		}},
+	); err != nil {
+		return fmt.Errorf("error registering rollback: %w", err)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateResolve,
+		func(ctx workflow.Context, req ResolveRequest) (SessionView, error) {
+			s.busy = true
+			defer func() { s.busy = false }()
+			if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)),
+				ActivitySessionResolve, req, s.in.SessionID).Get(ctx, nil); err != nil {
+				return s.snapshot(), err
+			}
+			s.view.State, s.view.HaltStep, s.view.HaltReason = mt.SessionActive, "", ""
+			return s.snapshot(), nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req ResolveRequest) error {
+			switch {
+			case s.view.State != mt.SessionHalted:
+				return errors.New("the session is not halted")
+			case req.Reason == "":
+				return errors.New("a resolution needs a reason")
+			}
+			return nil
+		}},
+	); err != nil {
+		return fmt.Errorf("error registering resolve: %w", err)
+	}
+	return nil
+}
+
+// record keeps the latest state of each call, in admission order.
+func (s *session) record(rec CallRecord) {
+	for i := range s.view.Calls {
+		if s.view.Calls[i].InvocationID == rec.InvocationID {
+			s.view.Calls[i] = rec
+			s.maybeAutoRollback(rec)
+			return
+		}
+	}
+	s.view.Calls = append(s.view.Calls, rec)
+	s.maybeAutoRollback(rec)
+}
+
+func (s *session) maybeAutoRollback(rec CallRecord) {
+	if s.in.OnFailure == OnFailureRollback && rec.State == mt.InvocationFailed && s.view.State == mt.SessionActive {
+		s.autoRoll = true
+	}
+}
+
+// rollback runs the undo stack in LIFO order, one compensation activity per
+// entry. The first compensation that fails after its retries halts the
+// session; nothing after it runs.
+func (s *session) rollback(ctx workflow.Context, req RollbackRequest) RollbackResult {
+	s.busy = true
+	defer func() { s.busy = false }()
+	res := RollbackResult{Actor: req.Actor, Reason: req.Reason, Steps: []UndoOutcome{}}
+	var steps []UndoStep
+	if err := workflow.ExecuteActivity(ctx, ActivityUndoList, s.in.SessionID).Get(ctx, &steps); err != nil {
+		return s.halt(ctx, res, "listing the undo stack", err.Error())
+	}
+	for _, step := range steps {
+		var out UndoOutcome
+		if err := workflow.ExecuteActivity(ctx, ActivityCompensate, step).Get(ctx, &out); err != nil {
+			out = UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()}
+		}
+		res.Steps = append(res.Steps, out)
+		if out.Status == UndoFailed {
+			return s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary)
+		}
+	}
+	s.view.Rollbacks = append(s.view.Rollbacks, res)
+	return res
+}
+
+func (s *session) halt(ctx workflow.Context, res RollbackResult, step, reason string) RollbackResult {
+	res.Halted, res.FailedStep = true, step
+	s.view.State, s.view.HaltStep, s.view.HaltReason = mt.SessionHalted, step, reason
+	// Recording the halt in the ledger is what stops admission; retry it
+	// until it lands.
+	_ = workflow.ExecuteActivity(ctx, ActivitySessionHalt, HaltInput{SessionID: s.in.SessionID, Step: step, Reason: reason}).Get(ctx, nil)
+	s.view.Rollbacks = append(s.view.Rollbacks, res)
+	return res
+}
+
+// startPostCall hands the call's deferred work to a post-call workflow that
+// outlives the session. Its ID is derived from the session, so a second
+// start can only find the first.
+func (s *session) startPostCall(ctx workflow.Context) error {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            PostCallWorkflowID(s.in.SessionID),
+		ParentClosePolicy:     enums.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, PostCallWorkflowName, PostCallInput{
+		SessionID:     s.in.SessionID,
+		AgentID:       s.in.AgentID,
+		Transcript:    s.ended.Transcript,
+		TranscriptRef: s.ended.TranscriptRef,
+	})
+	var started workflow.Execution
+	err := child.GetChildWorkflowExecution().Get(ctx, &started)
+	var already *temporal.ChildWorkflowExecutionAlreadyStartedError
+	if err != nil && !errors.As(err, &already) {
+		return fmt.Errorf("error starting the post-call workflow: %w", err)
+	}
+	return nil
+}
+
+// snapshot is the view with the derived awaiting_approval state.
+func (s *session) snapshot() SessionView {
+	v := s.view
+	v.Calls = append([]CallRecord(nil), s.view.Calls...)
+	if v.State == mt.SessionActive {
+		for _, c := range v.Calls {
+			if c.State == mt.InvocationAwaitingApproval {
+				v.State = mt.SessionAwaitingApproval
+				break
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,127 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// Session workflow names.
+const (
+	SessionWorkflowName = "Session"
+	// SignalCallRecorded tells the session about one of its calls, on
+	// admission and again when the call's state changes.
+	SignalCallRecorded = "call-recorded"
+	// SignalCallEnded is the call-ended signal: it carries the transcript
+	// and hands deferred work to the post-call workflow.
+	SignalCallEnded = "call-ended"
+	// UpdateRollback runs the saga: compensations in LIFO order.
+	UpdateRollback = "rollback"
+	// UpdateResolve returns a halted session to active, with a reason.
+	UpdateResolve = "resolve"
+	// QuerySession answers the session's view.
+	QuerySession = "session"
+
+	ActivityUndoList       = "UndoList"
+	ActivityCompensate     = "Compensate"
+	ActivitySessionHalt    = "SessionHalt"
+	ActivitySessionResolve = "SessionResolve"
+	ActivitySessionEnd     = "SessionEnd"
+)
+
+// SessionWorkflowID derives a session workflow's ID from the session ID.
+func SessionWorkflowID(sessionID string) string { return "session/" + sessionID }
+
+// OnFailureRollback is the agent policy that rolls a session back when one
+// of its calls fails.
+const OnFailureRollback = "rollback"
+
+// SessionInput starts a session workflow.
+type SessionInput struct {
+	SessionID string
+	AgentID   string
+	// OnFailure is the agent's policy when a call fails: OnFailureRollback
+	// or empty.
+	OnFailure string
+	// MaxLifetime ends a session no call-ended signal ends. Optional:
+	// default 24h.
+	MaxLifetime time.Duration
+}
+
+// CallRecord is one tool call of a session and its latest outcome.
+type CallRecord struct {
+	InvocationID string                      `json:"invocation_id"`
+	OperationKey string                      `json:"operation_key"`
+	Tool         string                      `json:"tool"`
+	Route        maestrotype.Route           `json:"route"`
+	State        maestrotype.InvocationState `json:"state"`
+	Summary      string                      `json:"summary,omitempty"`
+}
+
+// SessionView is what the session query answers.
+type SessionView struct {
+	SessionID  string                   `json:"session_id"`
+	State      maestrotype.SessionState `json:"state"`
+	Calls      []CallRecord             `json:"calls"`
+	HaltStep   string                   `json:"halt_step,omitempty"`
+	HaltReason string                   `json:"halt_reason,omitempty"`
+	Rollbacks  []RollbackResult         `json:"rollbacks,omitempty"`
+}
+
+// RollbackRequest asks the session to run its compensations.
+type RollbackRequest struct {
+	Actor  string `json:"actor"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// UndoStep is one compensation to run, as listed from the ledger.
+type UndoStep struct {
+	UndoID       string `json:"undo_id"`
+	Tool         string `json:"tool"`
+	OperationKey string `json:"operation_key"`
+	Seq          int64  `json:"seq"`
+}
+
+// UndoStatus values of an UndoOutcome.
+const (
+	UndoCompensated = "compensated"
+	UndoSkipped     = "skipped"
+	UndoFailed      = "failed"
+)
+
+// UndoOutcome is what one compensation did.
+type UndoOutcome struct {
+	UndoStep
+	Status  string               `json:"status"`
+	Summary string               `json:"summary"`
+	Receipt *maestrotype.Receipt `json:"receipt,omitempty"`
+}
+
+// RollbackResult is what a rollback did, step by step in LIFO order.
+type RollbackResult struct {
+	Actor      string        `json:"actor"`
+	Reason     string        `json:"reason,omitempty"`
+	Steps      []UndoOutcome `json:"steps"`
+	Halted     bool          `json:"halted"`
+	FailedStep string        `json:"failed_step,omitempty"`
+}
+
+// ResolveRequest clears a halt.
+type ResolveRequest struct {
+	Actor  string `json:"actor"`
+	Reason string `json:"reason"`
+}
+
+// HaltInput records a halt in the ledger.
+type HaltInput struct {
+	SessionID string
+	Step      string
+	Reason    string
+}
+
+// CallEnded is the call-ended signal's payload.
+type CallEnded struct {
+	Transcript maestrotype.Transcript `json:"transcript"`
+	// TranscriptRef is a URL to fetch the transcript from instead.
+	TranscriptRef string `json:"transcript_ref,omitempty"`
+}
