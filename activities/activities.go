@@ -6,9 +6,12 @@ import (
 	"log/slog"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/postcall"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
@@ -19,6 +22,15 @@ type Config struct {
 	Store      store.Store
 	Catalog    *tools.Catalog
 	Connectors connectors.Set
+	// Gate admits post-call deliveries like any other call. Optional: without
+	// it, post-call dispatch fails.
+	Gate *admission.Gate
+	// Temporal tells session workflows about their calls' outcomes.
+	// Optional: without it, sessions learn outcomes only from the ledger.
+	Temporal client.Client
+	// Extractor judges a call's deferred work. Optional: default the
+	// catalog's deterministic rules.
+	Extractor postcall.Extractor
 	// LeaseTTL is how long a claim on an operation key is exclusive; it
 	// must outlast one provider call. Optional: default 30s.
 	LeaseTTL time.Duration
@@ -75,6 +87,22 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.Execute, activityName(workflows.ActivityExecute))
 	w.RegisterActivityWithOptions(a.RecordDeferred, activityName(workflows.ActivityRecordDeferred))
 	w.RegisterActivityWithOptions(a.AuditScan, activityName(workflows.ActivityAuditScan))
+	w.RegisterActivityWithOptions(a.UndoList, activityName(workflows.ActivityUndoList))
+	w.RegisterActivityWithOptions(a.Compensate, activityName(workflows.ActivityCompensate))
+	w.RegisterActivityWithOptions(a.SessionHalt, activityName(workflows.ActivitySessionHalt))
+	w.RegisterActivityWithOptions(a.SessionResolve, activityName(workflows.ActivitySessionResolve))
+	w.RegisterActivityWithOptions(a.SessionEnd, activityName(workflows.ActivitySessionEnd))
+	w.RegisterActivityWithOptions(a.PostCallGather, activityName(workflows.ActivityPostCallGather))
+	w.RegisterActivityWithOptions(a.PostCallJudge, activityName(workflows.ActivityPostCallJudge))
+	w.RegisterActivityWithOptions(a.PostCallDispatch, activityName(workflows.ActivityPostCallDispatch))
+	w.RegisterActivityWithOptions(a.PostCallPersist, activityName(workflows.ActivityPostCallPersist))
+}
+
+func (a *Activities) extractor() postcall.Extractor {
+	if a.cfg.Extractor != nil {
+		return a.cfg.Extractor
+	}
+	return postcall.Rules{Catalog: a.cfg.Catalog}
 }
 
 func (a *Activities) tool(name string) (*tools.Tool, error) {

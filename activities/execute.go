@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/maestro-run/maestro/compensation"
@@ -43,7 +44,11 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 	if in.Route == mt.RouteRead {
 		return a.read(ctx, tool, in, call)
 	}
-	return a.effect(ctx, tool, in, call)
+	res, err := a.effect(ctx, tool, in, call)
+	if err != nil {
+		return workflows.InvocationResult{}, err
+	}
+	return a.finish(ctx, in, res.State, res.Observation)
 }
 
 // read runs a lookup. Reads change nothing, so they need no ledger claim.
@@ -66,7 +71,9 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 
 // effect performs a write under the idempotency ledger: claim the key (and,
 // for compensable writes, push the undo entry in the same transaction), call
-// the provider with the key, then settle the claim with the receipt.
+// the provider with the key, then settle the claim with the receipt. It
+// returns the outcome as the ledger records it; recording it on an
+// invocation is the caller's business.
 func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
 	owner := leaseOwner(ctx)
 	undo, err := compensation.Entry(tool, in.SessionID, in.OperationKey, in.Args)
@@ -88,9 +95,9 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 	}
 	switch claim.Outcome {
 	case store.ClaimSettled:
-		return a.finishFromEffect(ctx, in, claim.Effect)
+		return effectOutcome(claim.Effect)
 	case store.ClaimConflict:
-		return a.finish(ctx, in, mt.InvocationFailed, keyReusedObservation(tool, in))
+		return outcome(mt.InvocationFailed, keyReusedObservation(tool, in))
 	case store.ClaimBusy:
 		return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("another attempt holds the lease on this operation key"))
 	case store.ClaimTakeover:
@@ -175,19 +182,24 @@ func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p st
 		if eff.Status == mt.EffectInProgress {
 			return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("lease lost to another attempt that is still in progress"))
 		}
-		return a.finishFromEffect(ctx, in, eff)
+		return effectOutcome(eff)
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
 	}
-	return a.finish(ctx, in, invocationState(p.Status), *p.Result)
+	return outcome(invocationState(p.Status), *p.Result)
 }
 
-func (a *Activities) finishFromEffect(ctx context.Context, in workflows.ExecuteInput, eff store.Effect) (workflows.InvocationResult, error) {
+// effectOutcome is the outcome an already-settled effect recorded.
+func effectOutcome(eff store.Effect) (workflows.InvocationResult, error) {
 	if eff.Result == nil {
 		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("settled effect %s has no stored result", eff.OperationKey))
 	}
-	return a.finish(ctx, in, invocationState(eff.Status), *eff.Result)
+	return outcome(invocationState(eff.Status), *eff.Result)
+}
+
+func outcome(state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
+	return workflows.InvocationResult{State: state, Observation: obs}, nil
 }
 
 // finish records the invocation's final state and observation.
@@ -195,7 +207,25 @@ func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, stat
 	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}
+	a.notifySession(ctx, workflows.CallRecord{
+		InvocationID: in.InvocationID, OperationKey: in.OperationKey, Tool: in.Tool,
+		Route: in.Route, State: state, Summary: obs.Summary,
+	}, in.SessionID)
 	return workflows.InvocationResult{State: state, Observation: obs}, nil
+}
+
+// notifySession tells the session workflow a call's outcome. The ledger
+// already holds it, so a session that has ended (or a lost signal) loses
+// only the live view, never the record.
+func (a *Activities) notifySession(ctx context.Context, rec workflows.CallRecord, sessionID string) {
+	if a.cfg.Temporal == nil || sessionID == "" {
+		return
+	}
+	err := a.cfg.Temporal.SignalWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.SignalCallRecorded, rec)
+	var notFound *serviceerror.NotFound
+	if err != nil && !errors.As(err, &notFound) {
+		a.cfg.Logger.Warn("could not update the session view", "session", sessionID, "err", err)
+	}
 }
 
 func invocationState(s mt.EffectStatus) mt.InvocationState {

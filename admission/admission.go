@@ -136,6 +136,17 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
+	sess, err := g.cfg.Store.SessionUpsert(ctx, store.Session{ID: req.SessionID, AgentID: agent.ID, Facts: req.SessionContext})
+	if err != nil {
+		return Admitted{}, fmt.Errorf("error recording session: %w", err)
+	}
+	postCall := g.isPostCallAgent(agent.ID)
+	switch {
+	case sess.State == mt.SessionHalted:
+		return Admitted{}, refuseSessionHalted(sess)
+	case sess.State == mt.SessionEnded && !postCall:
+		return Admitted{}, refuseSessionEnded(sess)
+	}
 	route := tool.Route()
 	state := mt.InvocationRunning
 	if route == mt.RouteGated {
@@ -173,7 +184,7 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 		ArgsHash:     inv.ArgsHash,
 	}
 	if inv.Route == mt.RouteGated {
-		apr, err := g.openApproval(ctx, tool, inv, req.SessionContext)
+		apr, err := g.openApproval(ctx, tool, inv, sess.Facts)
 		if err != nil {
 			return Admitted{}, err
 		}
@@ -188,7 +199,34 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err := g.start(ctx, in); err != nil {
 		return Admitted{}, err
 	}
+	if sess.State != mt.SessionEnded {
+		if err := g.recordInSession(ctx, agent, inv); err != nil {
+			return Admitted{}, err
+		}
+	}
 	return adm, nil
+}
+
+// recordInSession starts the session workflow on the session's first call
+// (signal-with-start) and tells it about this one.
+func (g *Gate) recordInSession(ctx context.Context, agent *tools.Agent, inv store.Invocation) error {
+	onFailure := ""
+	if agent.OnFailure == tools.OnFailureRollback {
+		onFailure = workflows.OnFailureRollback
+	}
+	_, err := g.cfg.Temporal.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(inv.SessionID), workflows.SignalCallRecorded,
+		workflows.CallRecord{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State},
+		client.StartWorkflowOptions{ID: workflows.SessionWorkflowID(inv.SessionID), TaskQueue: g.cfg.TaskQueue},
+		workflows.SessionWorkflowName, workflows.SessionInput{SessionID: inv.SessionID, AgentID: agent.ID, OnFailure: onFailure})
+	if err != nil {
+		return fmt.Errorf("error recording the call in its session: %w", err)
+	}
+	return nil
+}
+
+func (g *Gate) isPostCallAgent(agentID string) bool {
+	pc := g.cfg.Catalog.PostCall()
+	return pc != nil && pc.Agent == agentID
 }
 
 func (g *Gate) start(ctx context.Context, in workflows.InvocationInput) error {

@@ -104,3 +104,24 @@ func BadRequest(status int, code mt.Code, msg string) *Refusal {
 	r.Observation.Code = code
 	return r
 }
+
+func refuseSessionHalted(s store.Session) *Refusal {
+	return refuse(http.StatusConflict, observation.Failure{
+		Code:          mt.CodeSessionHalted,
+		Summary:       fmt.Sprintf("Session %s is halted; nothing was run", s.ID),
+		RootCause:     fmt.Sprintf("A compensation failed at %s: %s", s.HaltStep, s.HaltReason),
+		Remediation:   "Tell the person a team member will follow up; an operator must resolve the session first.",
+		StopCondition: "Make no more calls in this session until it is resolved.",
+		Wording:       "I need to hand this to a team member before I can do anything else.",
+	})
+}
+
+func refuseSessionEnded(s store.Session) *Refusal {
+	return refuse(http.StatusConflict, observation.Failure{
+		Code:          mt.CodeSessionEnded,
+		Summary:       fmt.Sprintf("Session %s has ended; nothing was run", s.ID),
+		RootCause:     "Calls after the call-ended signal belong to the post-call workflow.",
+		Remediation:   "Start a new session for a new conversation.",
+		StopCondition: "Do not retry in this session.",
+	})
+}

@@ -93,6 +93,10 @@ var Routes = []string{
 	"POST /v1/approvals/{id}/reject",
 	"POST /v1/approvals/{id}/modify",
 	"GET /v1/audit",
+	"GET /v1/sessions/{id}",
+	"POST /v1/sessions/{id}/rollback",
+	"POST /v1/sessions/{id}/resolve",
+	"POST /v1/sessions/{id}/end",
 }
 
 func (s *Server) routes() {
@@ -107,6 +111,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/approvals/{id}/reject", s.opsOnly(s.handleDecide(store.DecisionReject)))
 	s.mux.HandleFunc("POST /v1/approvals/{id}/modify", s.opsOnly(s.handleDecide(store.DecisionModify)))
 	s.mux.HandleFunc("GET /v1/audit", s.opsOnly(s.handleAudit))
+	s.mux.HandleFunc("GET /v1/sessions/{id}", s.agentOrOps(s.handleGetSession))
+	s.mux.HandleFunc("POST /v1/sessions/{id}/rollback", s.agentOrOps(s.handleRollback))
+	s.mux.HandleFunc("POST /v1/sessions/{id}/resolve", s.agentOrOps(s.handleResolve))
+	s.mux.HandleFunc("POST /v1/sessions/{id}/end", s.agentOrOps(s.handleEnd))
 	s.mux.HandleFunc("/", s.handleNotFound)
 }
 

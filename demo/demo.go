@@ -96,14 +96,17 @@ func (s *scenario) step(title string) {
 	fmt.Fprintf(s.out, "\n── %d. %s\n", s.steps, title)
 }
 
-func (s *scenario) invoke(tool, key, args string, facts map[string]string) (apiclient.Response, error) {
+// invoke calls a tool as the agent runtime would: the session's facts (the
+// caller's number from telephony, the tenant it resolved) go with every
+// call, and the session keeps those of its first call.
+func (s *scenario) invoke(tool, key, args string) (apiclient.Response, error) {
 	fmt.Fprintf(s.out, "   agent → %s %s\n", tool, args)
 	resp, err := s.agent.Invoke(s.ctx, apitype.InvokeRequest{
 		SessionID:      s.session,
 		Tool:           tool,
 		Args:           json.RawMessage(args),
 		OperationKey:   s.session + ":" + key,
-		SessionContext: facts,
+		SessionContext: map[string]string{"caller_number": callerNumber, "tenant_id": "t_100"},
 	})
 	if err != nil {
 		return resp, err

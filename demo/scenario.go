@@ -46,7 +46,7 @@ func (s *scenario) listTools() error {
 
 func (s *scenario) lookupTenant() error {
 	s.step("Read: look up the caller's tenancy (reads never pause)")
-	resp, err := s.invoke("lookup_tenant", "lookup", `{"tenant_id":"t_100"}`, nil)
+	resp, err := s.invoke("lookup_tenant", "lookup", `{"tenant_id":"t_100"}`)
 	if err != nil {
 		return err
 	}
@@ -56,8 +56,7 @@ func (s *scenario) lookupTenant() error {
 
 func (s *scenario) textCaller() error {
 	s.step("Real-sync: text the caller's own number (a catalog rule pre-approves it)")
-	resp, err := s.invoke("send_sms", "sms-confirm", `{"to":"`+callerNumber+`","body":"We have your report and will follow up today."}`,
-		map[string]string{"caller_number": callerNumber})
+	resp, err := s.invoke("send_sms", "sms-confirm", `{"to":"`+callerNumber+`","body":"We have your report and will follow up today."}`)
 	if err != nil {
 		return err
 	}
@@ -70,7 +69,7 @@ func (s *scenario) textCaller() error {
 func (s *scenario) escalate() error {
 	s.step("Real-sync: page the on-call manager by SMS and email (one receipt from each provider)")
 	resp, err := s.invoke("escalate_to_human", "escalate",
-		`{"reason":"Water is coming through the kitchen ceiling.","urgency":"emergency","callback_number":"`+callerNumber+`"}`, nil)
+		`{"reason":"Water is coming through the kitchen ceiling.","urgency":"emergency","callback_number":"`+callerNumber+`"}`)
 	if err != nil {
 		return err
 	}
@@ -87,7 +86,7 @@ func (s *scenario) escalate() error {
 func (s *scenario) createWorkOrder() error {
 	s.step("Compensable write: open a work order (its undo entry is stored before the call)")
 	resp, err := s.invoke("create_work_order", "work-order",
-		`{"tenant_id":"t_100","category":"plumbing","description":"Water through the kitchen ceiling","priority":"emergency"}`, nil)
+		`{"tenant_id":"t_100","category":"plumbing","description":"Water through the kitchen ceiling","priority":"emergency"}`)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (s *scenario) repeatWorkOrder() error {
 	s.step("Exactly once: the agent retries the same call with the same operation key")
 	before := s.standins.Sandbox.CountWorkOrders()
 	resp, err := s.invoke("create_work_order", "work-order",
-		`{"priority":"emergency","description":"Water through the kitchen ceiling","category":"plumbing","tenant_id":"t_100"}`, nil)
+		`{"priority":"emergency","description":"Water through the kitchen ceiling","category":"plumbing","tenant_id":"t_100"}`)
 	if err != nil {
 		return err
 	}
@@ -113,7 +112,7 @@ func (s *scenario) repeatWorkOrder() error {
 func (s *scenario) takeMessage() error {
 	s.step("Record-deferred: take a message for the office (delivered after the call, so no receipt yet)")
 	sent := s.standins.Twilio.CountMessages() + s.standins.SES.CountEmails()
-	resp, err := s.invoke("take_message", "message", `{"message":"Please call me back about my lease renewal.","callback_number":"`+callerNumber+`"}`, nil)
+	resp, err := s.invoke("take_message", "message", `{"message":"Please call me back about my lease renewal.","callback_number":"`+callerNumber+`"}`)
 	if err != nil {
 		return err
 	}
@@ -128,7 +127,7 @@ func (s *scenario) takeMessage() error {
 func (s *scenario) gatedCalls() error {
 	s.step("Money: a refund stops at the approval gate with its arguments frozen")
 	refunds := s.standins.Sandbox.CountRefunds()
-	refund, err := s.invoke("issue_refund", "refund", `{"tenant_id":"t_100","amount_cents":12500,"reason":"Duplicate rent payment"}`, nil)
+	refund, err := s.invoke("issue_refund", "refund", `{"tenant_id":"t_100","amount_cents":12500,"reason":"Duplicate rent payment"}`)
 	if err != nil {
 		return err
 	}
@@ -166,7 +165,7 @@ func (s *scenario) gatedCalls() error {
 	}
 
 	s.step("Irreversible: deleting an account waits for ops, who reject it")
-	del, err := s.invoke("delete_tenant_account", "delete", `{"tenant_id":"t_101"}`, nil)
+	del, err := s.invoke("delete_tenant_account", "delete", `{"tenant_id":"t_101"}`)
 	if err != nil {
 		return err
 	}
@@ -200,7 +199,7 @@ func (s *scenario) refusals() error {
 		{"send_sms", "bad-args", `{"to":"call me maybe","body":"hi"}`},
 		{"cancel_refund", "not-allowed", `{"refund_id":"re_1"}`},
 	} {
-		_, err := s.invoke(c.tool, c.key, c.args, nil)
+		_, err := s.invoke(c.tool, c.key, c.args)
 		var ref *apiclient.Error
 		if !errors.As(err, &ref) {
 			return fmt.Errorf("demo expectation failed: %s was not refused (%v)", c.tool, err)

@@ -39,10 +39,20 @@ const (
 	// RuleWordingIgnoresReceipt: real-sync success wording is fixed text
 	// rather than derived from the receipt.
 	RuleWordingIgnoresReceipt Rule = "wording-ignores-receipt"
+	// RuleDeferredUndelivered: a record-deferred tool has no post-call
+	// delivery, so what it records reaches nobody while the agent has told
+	// the human the team will get it.
+	RuleDeferredUndelivered Rule = "deferred-undelivered"
+	// RulePostCallWithoutReceipt: post-call work is dispatched to a tool
+	// that cannot prove it happened: missing, not real-sync, performing
+	// nothing a provider can confirm, or declaring no receipt fields.
+	RulePostCallWithoutReceipt Rule = "post-call-without-receipt"
 )
 
 // Violation is one way one tool breaks the fence.
 type Violation struct {
+	// Tool is the tool at fault: for post-call rules, the record-deferred
+	// tool left undelivered or the tool post-call work is dispatched to.
 	Tool   string
 	Rule   Rule
 	Detail string

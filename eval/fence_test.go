@@ -15,6 +15,7 @@ func TestDemoCatalogPassesTheFence(t *testing.T) {
 	c, err := tools.Load(tools.DemoCatalogYAML)
 	require.NoError(t, err)
 	require.Empty(t, eval.Fence(c.Tools()))
+	require.Empty(t, eval.FenceCatalog(c))
 }
 
 // honestSMS is a well-formed real-sync tool built in code; each synthetic
@@ -93,6 +94,12 @@ func TestFenceBites(t *testing.T) {
 			t.Connector = tools.Connector{Kind: tools.KindDeferred}
 			t.ReceiptFields = nil
 			t.Wording.Success = tmpl("Your message has been sent to the team.")
+		}, eval.RuleDeferredPastTense},
+		{"deferred tool says it opened a ticket", func(t *tools.Tool) {
+			t.Delivery = maestrotype.DeliveryRecordDeferred
+			t.Connector = tools.Connector{Kind: tools.KindDeferred}
+			t.ReceiptFields = nil
+			t.Wording.Success = tmpl("I've opened a ticket for the team.")
 		}, eval.RuleDeferredPastTense},
 		{"failure wording claims the effect", func(t *tools.Tool) {
 			t.Wording.Failure = tmpl("Twilio timed out, but the text was delivered.")

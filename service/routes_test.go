@@ -161,5 +161,5 @@ func TestCatalogIsMirroredToTheRegistry(t *testing.T) {
 	}
 	require.Equal(t, mt.EffectMoney, byName["issue_refund"])
 	require.Equal(t, mt.EffectRead, byName["lookup_tenant"])
-	require.Len(t, rows, 10)
+	require.Len(t, rows, 12)
 }

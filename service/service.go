@@ -78,8 +78,15 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	if err := cfg.Store.ToolRegistrySync(ctx, registryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
 	}
+	gate, err := admission.New(admission.Config{
+		Store: cfg.Store, Catalog: cfg.Catalog, Temporal: cfg.Temporal,
+		TaskQueue: cfg.TaskQueue, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
 	acts, err := activities.New(activities.Config{
-		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors,
+		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
 		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
 	})
 	if err != nil {
@@ -91,14 +98,6 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("error starting worker: %w", err)
 	}
 	if err := scheduleAudit(ctx, cfg.Temporal, cfg.TaskQueue); err != nil {
-		w.Stop()
-		return nil, err
-	}
-	gate, err := admission.New(admission.Config{
-		Store: cfg.Store, Catalog: cfg.Catalog, Temporal: cfg.Temporal,
-		TaskQueue: cfg.TaskQueue, Logger: cfg.Logger,
-	})
-	if err != nil {
 		w.Stop()
 		return nil, err
 	}
@@ -129,6 +128,8 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 func Register(w worker.Registry, acts *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.AuditWorkflow, workflow.RegisterOptions{Name: workflows.AuditWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.SessionWorkflow, workflow.RegisterOptions{Name: workflows.SessionWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.PostCallWorkflow, workflow.RegisterOptions{Name: workflows.PostCallWorkflowName})
 	acts.Register(w)
 }
 

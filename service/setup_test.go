@@ -43,14 +43,14 @@ func TestMain(m *testing.M) {
 
 // env is one maestro wired to real Temporal, PostgreSQL and stand-ins.
 type env struct {
-	t        *testing.T
-	ctx      context.Context
-	agent    *apiclient.Client
-	ops      *apiclient.Client
-	url      string
-	store    store.Store
-	standins *standin.Set
-	temporal client.Client
+	t         *testing.T
+	ctx       context.Context
+	agent     *apiclient.Client
+	ops       *apiclient.Client
+	url       string
+	store     store.Store
+	standins  *standin.Set
+	temporal  client.Client
 	session   string
 	taskQueue string
 }
@@ -106,14 +106,14 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		_ = svc.Stop(stopCtx)
 	})
 	return &env{
-		t:        t,
-		ctx:      ctx,
-		agent:    apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{}),
-		ops:      apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{}),
-		url:      svc.URL(),
-		store:    st,
-		standins: sins,
-		temporal: tc,
+		t:         t,
+		ctx:       ctx,
+		agent:     apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{}),
+		ops:       apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{}),
+		url:       svc.URL(),
+		store:     st,
+		standins:  sins,
+		temporal:  tc,
 		session:   "call-" + randomID(),
 		taskQueue: taskQueue,
 	}
@@ -130,7 +130,12 @@ func (e *env) key(name string) string {
 	return fmt.Sprintf("%s:%s", e.session, name)
 }
 
+// sessionFacts are what the agent runtime states about every test call.
+var sessionFacts = map[string]string{"caller_number": "+14155550100", "tenant_id": "t_100"}
+
 // invoke calls a tool in the test's session.
 func (e *env) invoke(tool, key, args string) (apiclient.Response, error) {
-	return e.agent.Invoke(e.ctx, invokeRequest(e.session, tool, key, args))
+	req := invokeRequest(e.session, tool, key, args)
+	req.SessionContext = sessionFacts
+	return e.agent.Invoke(e.ctx, req)
 }

@@ -40,9 +40,30 @@ func (h keyHash) equal(other keyHash) bool {
 type Agent struct {
 	ID          string
 	Description string
-	key         keyHash
-	hasKey      bool
-	allow       []string
+	// OnFailure is what the agent's sessions do with the effects they
+	// already performed when one of their calls fails.
+	OnFailure OnFailure
+	key       keyHash
+	hasKey    bool
+	allow     []string
+}
+
+// OnFailure is an agent's policy for a session whose call failed.
+type OnFailure string
+
+const (
+	// OnFailureNone leaves completed effects in place (the default): each
+	// effect stands on its own and the agent tells the human what failed.
+	OnFailureNone OnFailure = "none"
+	// OnFailureRollback runs the session's undo stack, newest first, for an
+	// agent whose calls make sense only together, so a failure part-way
+	// leaves nothing half-done.
+	OnFailureRollback OnFailure = "rollback"
+)
+
+// Valid reports whether f is a known policy.
+func (f OnFailure) Valid() bool {
+	return f == OnFailureNone || f == OnFailureRollback
 }
 
 // Allows reports whether the agent may call the named tool.

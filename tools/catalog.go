@@ -12,6 +12,7 @@ type Catalog struct {
 	sorted    []*Tool
 	agents    []*Agent
 	operators []*Operator
+	postCall  *PostCall
 }
 
 // Hash returns the hex sha256 of the catalog file, recorded next to the
@@ -68,4 +69,10 @@ func (c *Catalog) Operators() []*Operator {
 // OperatorByKey authenticates an operator by its API key.
 func (c *Catalog) OperatorByKey(key string) (*Operator, bool) {
 	return byKey(c.operators, key, func(o *Operator) (keyHash, bool) { return o.key, o.hasKey })
+}
+
+// PostCall returns the post-call section, or nil when the catalog has none
+// (which it may only when no tool is record-deferred).
+func (c *Catalog) PostCall() *PostCall {
+	return c.postCall
 }

@@ -55,8 +55,8 @@ func TestDemoCatalogRows(t *testing.T) {
 	require.True(t, slices.IsSorted(names))
 	require.Equal(t, []string{
 		"cancel_refund", "cancel_work_order", "create_work_order", "delete_tenant_account",
-		"email_property_manager", "escalate_to_human", "issue_refund", "lookup_tenant",
-		"send_sms", "take_message",
+		"deliver_message", "email_property_manager", "escalate_to_human", "issue_refund",
+		"lookup_tenant", "request_callback", "send_sms", "take_message",
 	}, names)
 
 	refund, ok := c.Tool("issue_refund")
@@ -157,7 +157,7 @@ func TestLoadFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, tools.DemoCatalogYAML, 0o600))
 	c, err := tools.LoadFile(path)
 	require.NoError(t, err)
-	require.Len(t, c.Tools(), 10)
+	require.Len(t, c.Tools(), 12)
 
 	_, err = tools.LoadFile(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.ErrorContains(t, err, "error reading tool catalog")

@@ -31,12 +31,14 @@ type (
 		Agents    []agentFile    `yaml:"agents"`
 		Operators []operatorFile `yaml:"operators"`
 		Tools     []toolFile     `yaml:"tools"`
+		PostCall  *postCallFile  `yaml:"postcall"`
 	}
 	agentFile struct {
 		ID           string   `yaml:"id"`
 		Description  string   `yaml:"description"`
 		APIKeySHA256 string   `yaml:"api_key_sha256"`
 		Allow        []string `yaml:"allow"`
+		OnFailure    string   `yaml:"on_failure"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -136,12 +138,16 @@ func Load(data []byte) (*Catalog, error) {
 	for i, of := range f.Operators {
 		c.operators = append(c.operators, buildOperator(p, rowName("operators", i, of.ID), of))
 	}
+	if f.PostCall != nil {
+		c.postCall = buildPostCall(p, *f.PostCall)
+	}
 
 	v := &validator{p: p, c: c}
 	v.tools(rows)
 	v.agents()
 	v.operators()
 	v.uniqueKeys()
+	v.postCall()
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -361,7 +367,15 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 }
 
 func buildAgent(p *problems, row string, af agentFile) *Agent {
-	a := &Agent{ID: af.ID, Description: af.Description, allow: slices.Compact(slices.Sorted(slices.Values(af.Allow)))}
+	a := &Agent{
+		ID:          af.ID,
+		Description: af.Description,
+		OnFailure:   OnFailure(af.OnFailure),
+		allow:       slices.Compact(slices.Sorted(slices.Values(af.Allow))),
+	}
+	if a.OnFailure == "" {
+		a.OnFailure = OnFailureNone
+	}
 	if af.APIKeySHA256 != "" {
 		h, err := parseKeyHash(af.APIKeySHA256)
 		if err != nil {

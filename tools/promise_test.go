@@ -34,6 +34,8 @@ func TestPromisesDelivery(t *testing.T) {
 		{"I’ve forwarded it.", true},
 		{"I couldn't call, but I emailed them.", true},
 		{"I'll check, and I've already sent it.", true},
+		{"I've opened a ticket.", true},
+		{"A ticket was opened for you.", true},
 		// Future, neutral, conditional or negated.
 		{"I'll make sure the team gets your message.", false},
 		{"I couldn't send the text.", false},
@@ -45,6 +47,7 @@ func TestPromisesDelivery(t *testing.T) {
 		{"Once it's approved, I'll send it.", false},
 		{"I've asked a manager to approve that text.", false},
 		{"I'm paging the on-call manager now.", false},
+		{"I'll open a ticket for the team.", false},
 		{"Call when you need the tenant's name, unit or balance.", false},
 		{"Call when the caller asks you to text them.", false},
 		{"Here is what I found for tenant {{.Args.tenant_id}}.", false},

@@ -57,6 +57,8 @@ func TestDemoRoutes(t *testing.T) {
 		"cancel_refund":          maestrotype.RouteGated,
 		"take_message":           maestrotype.RouteDeferred,
 		"delete_tenant_account":  maestrotype.RouteGated,
+		"deliver_message":        maestrotype.RouteGated,
+		"request_callback":       maestrotype.RouteGated,
 	}
 	for _, tool := range c.Tools() {
 		require.Equal(t, want[tool.Name], tool.Route(), tool.Name)

@@ -91,6 +91,22 @@ func (s *Schema) required() []string {
 	return out
 }
 
+// acceptsString reports whether the named argument may be a string, so a
+// template can fill it. An argument the schema does not type may be
+// anything.
+func (s *Schema) acceptsString(name string) bool {
+	prop, _ := property(s.doc, name).(map[string]any)
+	switch typ := prop["type"].(type) {
+	case nil:
+		return true
+	case string:
+		return typ == "string"
+	case []any:
+		return slices.Contains(typ, any("string"))
+	}
+	return false
+}
+
 func propertyNames(schema any) []string {
 	obj, _ := schema.(map[string]any)
 	props, _ := obj["properties"].(map[string]any)

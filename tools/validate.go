@@ -13,7 +13,7 @@ import (
 // FieldError is one problem with one field of one catalog row.
 type FieldError struct {
 	// Row names the row by list position and name: `tools[3] "issue_refund"`,
-	// or "catalog" for top-level fields.
+	// `postcall.rules[0] "maintenance"`, or "catalog" for top-level fields.
 	Row string
 	// Field is the dotted path within the row, e.g. "approval.approver_role".
 	Field   string
@@ -463,8 +463,13 @@ func (v *validator) agents() {
 			p.add(row, "id", "duplicate agent %q", a.ID)
 		}
 		ids[a.ID] = true
-		if len(a.allow) > 0 && !a.hasKey && !p.already(row, "api_key_sha256") {
+		// The post-call agent never authenticates: only the post-call
+		// workflow acts as it (its own rules live with the postcall section).
+		if len(a.allow) > 0 && !a.hasKey && !v.isPostCallAgent(a) && !p.already(row, "api_key_sha256") {
 			p.add(row, "api_key_sha256", "required: the agent may call tools, so it must authenticate")
+		}
+		if !a.OnFailure.Valid() {
+			p.add(row, "on_failure", "unknown value %q (want %s or %s)", a.OnFailure, OnFailureRollback, OnFailureNone)
 		}
 		for _, name := range a.allow {
 			if _, ok := v.c.tools[name]; !ok {

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,8 @@ agents:
   - id: agent
     api_key_sha256: 8254c329a92850f6d539dd376f4816ee2764517da5e0235514af433164480d7a
     allow: [lookup, notify, book, refund, note]
+  - id: after-call
+    allow: [notify]
 operators:
   - id: boss
     api_key_sha256: 65c74c15a686187bb6bbf9958f494fc6b80068034a659a9ad44991b08c58f2d2
@@ -87,6 +90,18 @@ tools:
     input_schema: {type: object, properties: {text: {type: string}}}
     connector: {kind: deferred}
     wording: {success: "I'll make sure the team gets it.", failure: "I couldn't take the message."}
+postcall:
+  agent: after-call
+  deliveries:
+    - from: note
+      tool: notify
+      args: {to: "+15550000000", body: "{{.Args.text}}"}
+  rules:
+    - name: callback
+      speaker: caller
+      any: [call me back]
+      tool: notify
+      args: {to: "{{.Session.caller_number}}", body: "{{.Args.text}}"}
 `
 
 func TestMinimalCatalogLoads(t *testing.T) {
@@ -121,6 +136,28 @@ func (d catalogDoc) sub(tool, key string) map[string]any {
 
 func (d catalogDoc) agent() map[string]any {
 	return d["agents"].([]any)[0].(map[string]any)
+}
+
+func (d catalogDoc) postCallAgent() map[string]any {
+	return d["agents"].([]any)[1].(map[string]any)
+}
+
+func (d catalogDoc) postCall() map[string]any {
+	return d["postcall"].(map[string]any)
+}
+
+func (d catalogDoc) delivery() map[string]any {
+	return d.postCall()["deliveries"].([]any)[0].(map[string]any)
+}
+
+func (d catalogDoc) rule() map[string]any {
+	return d.postCall()["rules"].([]any)[0].(map[string]any)
+}
+
+// appendCopy appends a copy of list[0] under key of m.
+func appendCopy(m map[string]any, key string) {
+	list := m[key].([]any)
+	m[key] = append(list, maps.Clone(list[0].(map[string]any)))
 }
 
 func TestLoadRefusesNamingRowAndField(t *testing.T) {
@@ -249,6 +286,75 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			d["operators"].([]any)[0].(map[string]any)["api_key_sha256"] = d.agent()["api_key_sha256"]
 		}, `operators[0] "boss"`, "api_key_sha256"},
 		{"operator without roles", func(d catalogDoc) { delete(d["operators"].([]any)[0].(map[string]any), "roles") }, `operators[0] "boss"`, "roles"},
+		{"unknown on_failure", func(d catalogDoc) { d.agent()["on_failure"] = "retry" }, `agents[0] "agent"`, "on_failure"},
+		{"record-deferred tool and no postcall section", func(d catalogDoc) { delete(d, "postcall") }, "catalog", "postcall"},
+		{"record-deferred tool without a delivery", func(d catalogDoc) { d.postCall()["deliveries"] = []any{} }, "catalog", "postcall.deliveries"},
+		{"postcall without an agent", func(d catalogDoc) { delete(d.postCall(), "agent") }, "catalog", "postcall.agent"},
+		{"postcall agent unknown", func(d catalogDoc) { d.postCall()["agent"] = "ghost" }, "catalog", "postcall.agent"},
+		{"postcall agent with a key", func(d catalogDoc) {
+			d.postCallAgent()["api_key_sha256"] = tools.HashKey("after-call-key")
+		}, `agents[1] "after-call"`, "api_key_sha256"},
+		{"postcall agent allowed a record-deferred tool", func(d catalogDoc) {
+			d.postCallAgent()["allow"] = []any{"notify", "note"}
+		}, `agents[1] "after-call"`, "allow"},
+		{"agent without a key that is not the postcall agent", func(d catalogDoc) {
+			d.postCall()["agent"] = "agent"
+			delete(d.agent(), "api_key_sha256")
+			d.agent()["allow"] = []any{"notify"}
+		}, `agents[1] "after-call"`, "api_key_sha256"},
+		{"delivery from a real-sync tool", func(d catalogDoc) { d.delivery()["from"] = "notify" }, `postcall.deliveries[0] "notify"`, "from"},
+		{"delivery from an unknown tool", func(d catalogDoc) { d.delivery()["from"] = "ghost" }, `postcall.deliveries[0] "ghost"`, "from"},
+		{"delivery without from", func(d catalogDoc) { delete(d.delivery(), "from") }, "postcall.deliveries[0]", "from"},
+		{"two deliveries from one tool", func(d catalogDoc) { appendCopy(d.postCall(), "deliveries") }, `postcall.deliveries[1] "note"`, "from"},
+		{"delivery without a tool", func(d catalogDoc) { delete(d.delivery(), "tool") }, `postcall.deliveries[0] "note"`, "tool"},
+		{"delivery to an unknown tool", func(d catalogDoc) { d.delivery()["tool"] = "ghost" }, `postcall.deliveries[0] "note"`, "tool"},
+		{"delivery to a record-deferred tool", func(d catalogDoc) {
+			d.delivery()["tool"] = "note"
+			d.delivery()["args"] = map[string]any{"text": "{{.Args.text}}"}
+		}, `postcall.deliveries[0] "note"`, "tool"},
+		{"delivery to a tool the postcall agent may not call", func(d catalogDoc) {
+			d.delivery()["tool"] = "unbook"
+			d.delivery()["args"] = map[string]any{"booking_id": "{{.Args.text}}"}
+		}, `postcall.deliveries[0] "note"`, "tool"},
+		{"delivery passes an argument its tool does not take", func(d catalogDoc) {
+			d.delivery()["args"].(map[string]any)["from"] = "+15550000001"
+		}, `postcall.deliveries[0] "note"`, "args.from"},
+		{"delivery misses a required argument", func(d catalogDoc) { delete(d.delivery()["args"].(map[string]any), "body") }, `postcall.deliveries[0] "note"`, "args"},
+		{"delivery reads an argument the intent does not declare", func(d catalogDoc) {
+			d.delivery()["args"].(map[string]any)["body"] = "{{.Args.message}}"
+		}, `postcall.deliveries[0] "note"`, "args.body"},
+		{"delivery reads the receipt", func(d catalogDoc) {
+			d.delivery()["args"].(map[string]any)["body"] = "{{.Receipt.ID}}"
+		}, `postcall.deliveries[0] "note"`, "args.body"},
+		{"delivery argument is empty", func(d catalogDoc) { d.delivery()["args"].(map[string]any)["to"] = " " }, `postcall.deliveries[0] "note"`, "args.to"},
+		{"delivery template does not parse", func(d catalogDoc) {
+			d.delivery()["args"].(map[string]any)["body"] = "{{.Args.text"
+		}, `postcall.deliveries[0] "note"`, "args.body"},
+		{"rule fills a non-string argument", func(d catalogDoc) {
+			d.postCallAgent()["allow"] = []any{"notify", "refund"}
+			d.rule()["tool"] = "refund"
+			d.rule()["args"] = map[string]any{"cents": "{{.Args.text}}"}
+		}, `postcall.rules[0] "callback"`, "args.cents"},
+		{"rule to a readonly tool", func(d catalogDoc) {
+			d.postCallAgent()["allow"] = []any{"notify", "lookup"}
+			d.rule()["tool"] = "lookup"
+			d.rule()["args"] = map[string]any{"id": "{{.Session.tenant_id}}"}
+		}, `postcall.rules[0] "callback"`, "tool"},
+		{"rule without a name", func(d catalogDoc) { delete(d.rule(), "name") }, "postcall.rules[0]", "name"},
+		{"rule name unfit for a key", func(d catalogDoc) { d.rule()["name"] = "call-back" }, `postcall.rules[0] "call-back"`, "name"},
+		{"duplicate rule name", func(d catalogDoc) { appendCopy(d.postCall(), "rules") }, `postcall.rules[1] "callback"`, "name"},
+		{"rule without a speaker", func(d catalogDoc) { delete(d.rule(), "speaker") }, `postcall.rules[0] "callback"`, "speaker"},
+		{"rule without phrases", func(d catalogDoc) { d.rule()["any"] = []any{} }, `postcall.rules[0] "callback"`, "any"},
+		{"rule phrase without words", func(d catalogDoc) { d.rule()["any"] = []any{"call me back", "?!"} }, `postcall.rules[0] "callback"`, "any[1]"},
+		{"rule reads a turn field that does not exist", func(d catalogDoc) {
+			d.rule()["args"].(map[string]any)["body"] = "{{.Args.words}}"
+		}, `postcall.rules[0] "callback"`, "args.body"},
+		{"rule reads the payload", func(d catalogDoc) {
+			d.rule()["args"].(map[string]any)["body"] = "{{.Payload.text}}"
+		}, `postcall.rules[0] "callback"`, "args.body"},
+		{"rule to a tool the postcall agent may not call", func(d catalogDoc) {
+			d.postCallAgent()["allow"] = []any{"book"}
+		}, `postcall.rules[0] "callback"`, "tool"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ func PostCallWorkflow(ctx workflow.Context, in PostCallInput) (PostCallResult, e
 	res := PostCallResult{Deliveries: []Delivery{}, Failures: j.Failures}
 	for _, f := range j.Failures {
 		if err := workflow.ExecuteActivity(actx, ActivityPostCallPersist, Delivery{
-			SessionID: in.SessionID, Item: mt.WorkItem{Key: f.Key, DeferredID: f.DeferredID}, State: mt.InvocationFailed, Summary: f.Reason,
+			SessionID: in.SessionID, Item: mt.WorkItem{Key: f.Key, Tool: f.Tool, Source: f.Source, DeferredID: f.DeferredID}, State: mt.InvocationFailed, Summary: f.Reason,
 		}).Get(ctx, nil); err != nil {
 			return res, err
 		}

@@ -44,6 +44,8 @@ type Gathered struct {
 // ItemFailure is a work item the judge could not turn into a call.
 type ItemFailure struct {
 	Key        string `json:"key"`
+	Tool       string `json:"tool,omitempty"`
+	Source     string `json:"source,omitempty"`
 	DeferredID string `json:"deferred_id,omitempty"`
 	Reason     string `json:"reason"`
 }

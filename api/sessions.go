@@ -1,0 +1,215 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// caller is whoever acts on a session: its own agent, or an operator.
+type caller struct {
+	actor    string
+	agentID  string // set for agents
+	operator bool
+}
+
+// agentOrOps admits the session's agent or any operator.
+func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller, store.Session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var c caller
+		if op, ok := s.cfg.Catalog.OperatorByKey(bearer(r)); ok {
+			c = caller{actor: "operator:" + op.ID, operator: true}
+		} else if ag, ok := s.cfg.Catalog.AgentByKey(bearer(r)); ok {
+			c = caller{actor: "agent:" + ag.ID, agentID: ag.ID}
+		} else {
+			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
+				"an agent or operator key is required: send Authorization: Bearer <key>"))
+			return
+		}
+		id := r.PathValue("id")
+		sess, err := s.cfg.Store.SessionGet(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) || err == nil && !c.operator && sess.AgentID != c.agentID {
+			writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no session "+id))
+			return
+		}
+		if err != nil {
+			s.cfg.Logger.Error("could not read session", "err", err)
+			writeRefusal(w, unavailableRefusal())
+			return
+		}
+		next(w, r, c, sess)
+	}
+}
+
+func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request, _ caller, sess store.Session) {
+	view, err := s.sessionView(r.Context(), sess)
+	if err != nil {
+		s.cfg.Logger.Error("could not read session", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+// sessionView assembles the session from the ledger, the source of truth.
+func (s *Server) sessionView(ctx context.Context, sess store.Session) (apitype.Session, error) {
+	v := apitype.Session{
+		SessionID: sess.ID, AgentID: sess.AgentID, State: sess.State, Facts: sess.Facts,
+		HaltStep: sess.HaltStep, HaltReason: sess.HaltReason, ResolvedBy: sess.ResolvedBy, ResolveReason: sess.ResolveReason,
+		CreatedAt: sess.CreatedAt, EndedAt: sess.EndedAt,
+		Calls: []apitype.SessionCall{}, UndoStack: []apitype.UndoEntry{}, Deferred: []apitype.DeferredItem{}, PostCall: []apitype.PostCallItem{},
+	}
+	invs, err := s.cfg.Store.InvocationListBySession(ctx, sess.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, inv := range invs {
+		c := apitype.SessionCall{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State}
+		if inv.Observation != nil {
+			c.Summary = inv.Observation.Summary
+		}
+		if inv.State == mt.InvocationAwaitingApproval && v.State == mt.SessionActive {
+			v.State = mt.SessionAwaitingApproval
+		}
+		v.Calls = append(v.Calls, c)
+	}
+	undo, err := s.cfg.Store.UndoListBySession(ctx, sess.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, u := range undo {
+		v.UndoStack = append(v.UndoStack, apitype.UndoEntry{UndoID: u.ID, Seq: u.Seq, OperationKey: u.OperationKey,
+			Tool: u.CompensationTool, Version: u.CompensationVersion, Snapshot: u.ArgsSnapshot, Status: string(u.Status), Detail: u.Detail})
+	}
+	deferred, err := s.cfg.Store.DeferredListBySession(ctx, sess.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, d := range deferred {
+		v.Deferred = append(v.Deferred, apitype.DeferredItem{ID: d.ID, Tool: d.Tool, Args: d.Args, Status: string(d.Status), Receipt: d.Receipt, Reason: d.Reason})
+	}
+	items, err := s.cfg.Store.PostCallItemList(ctx, sess.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, it := range items {
+		v.PostCall = append(v.PostCall, apitype.PostCallItem{Key: it.Key, Tool: it.Tool, Source: it.Source, OperationKey: it.OperationKey,
+			InvocationID: it.InvocationID, Status: string(it.Status), Receipt: it.Receipt, Reason: it.Reason})
+	}
+	return v, nil
+}
+
+// handleRollback runs the saga through the session workflow's rollback
+// update and answers with each step, in the LIFO order it ran.
+func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request, c caller, sess store.Session) {
+	var body apitype.RollbackRequest
+	if ref := s.decodeOptionalJSON(w, r, &body); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	var res workflows.RollbackResult
+	if ref := s.update(r.Context(), sess.ID, workflows.UpdateRollback, workflows.RollbackRequest{Actor: c.actor, Reason: body.Reason}, &res); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	out := apitype.RollbackResult{Steps: []apitype.UndoOutcome{}, Halted: res.Halted, FailedStep: res.FailedStep}
+	for _, st := range res.Steps {
+		out.Steps = append(out.Steps, apitype.UndoOutcome{UndoID: st.UndoID, Tool: st.Tool, OperationKey: st.OperationKey,
+			Status: st.Status, Summary: st.Summary, Receipt: st.Receipt})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleResolve clears a halt; only operators may, and only with a reason.
+func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller, sess store.Session) {
+	if !c.operator {
+		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeNotApprover, "only an operator may resolve a halted session"))
+		return
+	}
+	var body apitype.ResolveRequest
+	if ref := s.decodeJSON(w, r, &body); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	if ref := s.update(r.Context(), sess.ID, workflows.UpdateResolve, workflows.ResolveRequest{Actor: c.actor, Reason: body.Reason}, nil); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	got, err := s.cfg.Store.SessionGet(r.Context(), sess.ID)
+	if err != nil {
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	s.handleGetSession(w, r, c, got)
+}
+
+// handleEnd delivers the call-ended signal once. The ledger decides which
+// request ended the call, so a repeated end sends nothing.
+func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, _ caller, sess store.Session) {
+	var body apitype.EndRequest
+	if ref := s.decodeOptionalJSON(w, r, &body); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	ended := workflows.CallEnded{TranscriptRef: body.TranscriptRef}
+	if body.Transcript != nil {
+		ended.Transcript = *body.Transcript
+	}
+	raw, _ := json.Marshal(ended.Transcript)
+	_, first, err := s.cfg.Store.SessionEnd(r.Context(), sess.ID, raw)
+	if err != nil {
+		s.cfg.Logger.Error("could not end session", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	if first {
+		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.SessionWorkflowID(sess.ID), "", workflows.SignalCallEnded, ended); err != nil {
+			s.cfg.Logger.Error("could not signal call-ended", "session", sess.ID, "err", err)
+			writeRefusal(w, unavailableRefusal())
+			return
+		}
+	}
+	writeJSON(w, http.StatusAccepted, apitype.EndResult{SessionID: sess.ID, Ended: first, PostCallWorkflowID: workflows.PostCallWorkflowID(sess.ID)})
+}
+
+// update sends an update to the session workflow and waits for its result;
+// a rejected update (halted, already running, not halted) is a 409.
+func (s *Server) update(ctx context.Context, sessionID, name string, arg, out any) *admission.Refusal {
+	h, err := s.cfg.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflows.SessionWorkflowID(sessionID),
+		UpdateName:   name,
+		Args:         []any{arg},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, out)
+	}
+	var notFound *serviceerror.NotFound
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &notFound):
+		return admission.BadRequest(http.StatusConflict, mt.CodeSessionEnded, "session "+sessionID+" is no longer running")
+	default:
+		return admission.BadRequest(http.StatusConflict, mt.CodeInvalidRequest, fmt.Sprintf("%s refused: %v", name, err))
+	}
+}
+
+// decodeOptionalJSON accepts an empty body as {}.
+func (s *Server) decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) *admission.Refusal {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	return s.decodeJSON(w, r, v)
+}

@@ -1,0 +1,38 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/maestro-run/maestro/apitype"
+)
+
+// Session reads a session: its calls, undo stack, deferred work and
+// post-call deliveries.
+func (c *Client) Session(ctx context.Context, id string) (apitype.Session, error) {
+	var out apitype.Session
+	_, _, err := c.do(ctx, http.MethodGet, "/v1/sessions/"+url.PathEscape(id), nil, &out)
+	return out, err
+}
+
+// Rollback runs the session's compensations in LIFO order.
+func (c *Client) Rollback(ctx context.Context, id, reason string) (apitype.RollbackResult, error) {
+	var out apitype.RollbackResult
+	_, _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/rollback", apitype.RollbackRequest{Reason: reason}, &out)
+	return out, err
+}
+
+// Resolve clears a halted session with a recorded reason (operator key).
+func (c *Client) Resolve(ctx context.Context, id, reason string) (apitype.Session, error) {
+	var out apitype.Session
+	_, _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/resolve", apitype.ResolveRequest{Reason: reason}, &out)
+	return out, err
+}
+
+// End delivers the call-ended signal with the transcript.
+func (c *Client) End(ctx context.Context, id string, req apitype.EndRequest) (apitype.EndResult, error) {
+	var out apitype.EndResult
+	_, _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/end", req, &out)
+	return out, err
+}
