@@ -137,6 +137,9 @@ func (a *Activities) PostCallDispatch(ctx context.Context, sessionID, _ string, 
 // never reported as done.
 func (a *Activities) PostCallPersist(ctx context.Context, d workflows.Delivery) error {
 	status, reason := store.PostCallFailed, d.Summary
+	if reason == "" {
+		reason = "the delivery ended as " + string(d.State) + " without a receipt"
+	}
 	if d.State == mt.InvocationSucceeded && d.Receipt != nil && d.Receipt.ID != "" {
 		status, reason = store.PostCallDelivered, ""
 	}
@@ -157,11 +160,21 @@ func (a *Activities) PostCallPersist(ctx context.Context, d workflows.Delivery) 
 	if d.Item.DeferredID == "" {
 		return nil
 	}
-	var err error
+	var (
+		got store.DeferredItem
+		err error
+	)
+	want := store.DeferredFailed
 	if status == store.PostCallDelivered {
-		_, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, store.DeferredDelivered, d.Receipt, "")
+		want = store.DeferredDelivered
+		got, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, want, d.Receipt, "")
 	} else {
-		_, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, store.DeferredFailed, nil, reason)
+		got, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, want, nil, reason)
+	}
+	// A retried persist finds its own earlier write; a delivered item is
+	// never downgraded by a later failure.
+	if errors.Is(err, store.ErrDeferredTransition) && (got.Status == want || got.Status == store.DeferredDelivered) {
+		err = nil
 	}
 	if err != nil {
 		return retryable(ErrTypeLedger, fmt.Errorf("error recording deferred outcome: %w", err))

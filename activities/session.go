@@ -116,7 +116,8 @@ func (a *Activities) compensationCall(entry store.UndoEntry, eff store.Effect) (
 }
 
 func (a *Activities) undoDone(ctx context.Context, out workflows.UndoOutcome, to store.UndoStatus, summary string, r *mt.Receipt) (workflows.UndoOutcome, error) {
-	if _, err := a.cfg.Store.UndoSetStatus(ctx, out.UndoID, to, summary); err != nil {
+	got, err := a.cfg.Store.UndoSetStatus(ctx, out.UndoID, to, summary)
+	if err != nil && !(errors.Is(err, store.ErrUndoTransition) && got.Status == to) {
 		return out, retryable(ErrTypeLedger, fmt.Errorf("error recording compensation outcome: %w", err))
 	}
 	out.Status, out.Summary, out.Receipt = string(to), summary, r

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -136,6 +137,9 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
+	if err := g.checkReservedKey(key, agent.ID); err != nil {
+		return Admitted{}, err
+	}
 	sess, err := g.cfg.Store.SessionUpsert(ctx, store.Session{ID: req.SessionID, AgentID: agent.ID, Facts: req.SessionContext})
 	if err != nil {
 		return Admitted{}, fmt.Errorf("error recording session: %w", err)
@@ -220,6 +224,19 @@ func (g *Gate) recordInSession(ctx context.Context, agent *tools.Agent, inv stor
 		workflows.SessionWorkflowName, workflows.SessionInput{SessionID: inv.SessionID, AgentID: agent.ID, OnFailure: onFailure})
 	if err != nil {
 		return fmt.Errorf("error recording the call in its session: %w", err)
+	}
+	return nil
+}
+
+// checkReservedKey keeps agents off the key spaces maestro derives itself:
+// a compensation's undo-{id} and a post-call item's postcall:{session}:{item}.
+// An agent holding one could pre-empt the effect it names.
+func (g *Gate) checkReservedKey(key, agentID string) error {
+	switch {
+	case strings.HasPrefix(key, "undo-"):
+		return refuseBadRequest("operation keys starting with undo- are reserved for compensations")
+	case strings.HasPrefix(key, "postcall:") && !g.isPostCallAgent(agentID):
+		return refuseBadRequest("operation keys starting with postcall: are reserved for post-call delivery")
 	}
 	return nil
 }

@@ -76,6 +76,12 @@ func TestRefusalsRunNothing(t *testing.T) {
 		_, err := e.invoke("lookup_tenant", "", `{"tenant_id":"t_100"}`)
 		requireRefusal(t, err, http.StatusBadRequest, mt.CodeInvalidRequest)
 	})
+	t.Run("ReservedOperationKeys", func(t *testing.T) {
+		_, err := e.invoke("lookup_tenant", "undo-undo_0123", `{"tenant_id":"t_100"}`)
+		requireRefusal(t, err, http.StatusBadRequest, mt.CodeInvalidRequest)
+		_, err = e.invoke("lookup_tenant", "postcall:"+e.session+":x", `{"tenant_id":"t_100"}`)
+		requireRefusal(t, err, http.StatusBadRequest, mt.CodeInvalidRequest)
+	})
 	t.Run("MalformedOperationKey", func(t *testing.T) {
 		_, err := e.invoke("lookup_tenant", "../../etc", `{"tenant_id":"t_100"}`)
 		requireRefusal(t, err, http.StatusBadRequest, mt.CodeInvalidRequest)

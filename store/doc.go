@@ -1,6 +1,8 @@
-// Package store is maestro's ledger: invocations, the idempotency ledger of
-// effects, undo entries, deferred items, approval requests with their
-// append-only event log and single-use tokens, and refusals.
+// Package store is maestro's ledger: sessions, invocations, the idempotency
+// ledger of effects, undo entries and how their compensations settled,
+// deferred items and the post-call items that deliver them, approval
+// requests with their append-only event log and single-use tokens, and
+// refusals.
 // PostgreSQL (through pgx) is the production backend; SQLite serves dev mode
 // behind the same interface, and one conformance suite runs against both.
 //

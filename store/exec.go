@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -36,6 +37,37 @@ func (l *ledger) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("error committing transaction: %w", err)
 	}
 	return nil
+}
+
+// transition changes one row's status in a transaction. The lock query
+// reads the row and holds it until the transaction ends; the move query, a
+// conditional UPDATE … RETURNING whose WHERE clause is the rule, then
+// changes it only if the rule allows. It returns the row as moved, or as
+// the lock read it with moved=false, so a refusal is explained by the state
+// the UPDATE itself saw rather than by whatever a later read would find.
+// Both queries take id as $1; args follow it in the move.
+func transition[T any](ctx context.Context, l *ledger, scan func(rowScanner) (T, error), lock, move, id string, args ...any) (row T, moved bool, err error) {
+	err = l.withTx(ctx, func(tx *sql.Tx) error {
+		before, err := scan(tx.QueryRowContext(ctx, l.query(lock), id))
+		if err != nil {
+			return fmt.Errorf("error locking the row: %w", notFound(err))
+		}
+		after, err := scan(tx.QueryRowContext(ctx, l.query(move), append([]any{id}, args...)...))
+		switch {
+		case err == nil:
+			row, moved = after, true
+		case errors.Is(err, sql.ErrNoRows):
+			row, moved = before, false
+		default:
+			return fmt.Errorf("error updating the row: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		var zero T
+		return zero, false, err
+	}
+	return row, moved, nil
 }
 
 // queryAll runs a query and scans every row. It returns an empty slice, not

@@ -2,11 +2,14 @@ package store_test
 
 import (
 	"database/sql"
+	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
 )
 
@@ -20,6 +23,7 @@ type appliedMigration struct {
 var allMigrations = []appliedMigration{
 	{Version: 1, Name: "ledger"},
 	{Version: 2, Name: "approval_gate"},
+	{Version: 3, Name: "sessions_saga_postcall"},
 }
 
 func TestMigrate(t *testing.T) {
@@ -57,6 +61,76 @@ func TestMigrate(t *testing.T) {
 				for _, err := range errs {
 					require.NoError(t, err)
 				}
+				require.Equal(t, allMigrations, appliedMigrations(t, raw))
+			})
+		})
+	}
+}
+
+// TestMigrationAddsDeliveryProof covers migration 3 adding "delivered needs
+// a receipt" to deferred_items, which SQLite can only do by rebuilding the
+// table: rows recorded before it come through whole, and a row that breaks
+// the rule stops the migration until a human settles it.
+func TestMigrationAddsDeliveryProof(t *testing.T) {
+	t.Parallel()
+
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+
+			t.Run("KeepsRecordedItems", func(t *testing.T) {
+				t.Parallel()
+				open, _ := b.setup(t)
+				s := open()
+				ctx := t.Context()
+				require.NoError(t, store.MigrateTo(ctx, s, 2))
+
+				receipt := &maestrotype.Receipt{
+					Provider: "ses", ID: "SES-1", Fields: map[string]string{"message_id": "SES-1"},
+					IssuedAt: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC),
+				}
+				for _, d := range []store.DeferredItem{
+					{Status: store.DeferredRecorded, Reason: "after the call"},
+					{Status: store.DeferredDelivered, Receipt: receipt},
+					{Status: store.DeferredFailed, Reason: "SES throttled"},
+				} {
+					d.SessionID, d.OperationKey, d.Tool = "ses_a", "op_"+string(d.Status), "email.send"
+					d.Args = json.RawMessage(`{"to": "a@example.com",  "body":"hi"}`)
+					_, err := s.DeferredInsert(ctx, d)
+					require.NoError(t, err)
+				}
+				before, err := s.DeferredListBySession(ctx, "ses_a")
+				require.NoError(t, err)
+				require.Len(t, before, 3)
+
+				require.NoError(t, s.Migrate(ctx))
+				after, err := s.DeferredListBySession(ctx, "ses_a")
+				require.NoError(t, err)
+				require.Equal(t, before, after)
+			})
+
+			t.Run("StopsAtADeliveryWithoutProof", func(t *testing.T) {
+				t.Parallel()
+				open, raw := b.setup(t)
+				s := open()
+				ctx := t.Context()
+				require.NoError(t, store.MigrateTo(ctx, s, 2))
+
+				// Schema 2 let a delivery be recorded without its receipt.
+				_, err := raw.ExecContext(ctx, `INSERT INTO deferred_items (id, session_id, operation_key, tool, args, status)
+					VALUES ('def_unproven', 'ses_a', 'op_unproven', 'email.send', '{}', 'delivered')`)
+				require.NoError(t, err)
+
+				require.Error(t, s.Migrate(ctx))
+				require.Equal(t, allMigrations[:2], appliedMigrations(t, raw), "migration 3 rolled back whole")
+				got, err := s.DeferredListBySession(ctx, "ses_a")
+				require.NoError(t, err)
+				require.Len(t, got, 1, "the row is still there for a human to settle")
+
+				_, err = raw.ExecContext(ctx, `UPDATE deferred_items SET status = 'failed', reason = 'no receipt on record'
+					WHERE id = 'def_unproven'`)
+				require.NoError(t, err)
+				require.NoError(t, s.Migrate(ctx))
 				require.Equal(t, allMigrations, appliedMigrations(t, raw))
 			})
 		})

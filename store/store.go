@@ -38,6 +38,26 @@ var (
 	ErrNoToken = errors.New("approval request has no token")
 )
 
+// ErrSessionHalted is how callers refuse work in a halted session: a
+// compensation failed, and nothing runs until a human resolves the halt.
+// The store records halts (SessionHalt) and never refuses with it itself,
+// so every layer that refuses names the refusal the same way.
+var ErrSessionHalted = errors.New("session is halted")
+
+// ErrSessionNotHalted is returned by SessionResolve for a session that is
+// not halted: there is nothing to resolve.
+var ErrSessionNotHalted = errors.New("session is not halted")
+
+// ErrUndoTransition is returned by UndoSetStatus when the entry's status
+// cannot move to the one asked for: compensated and skipped are final, and
+// a failed entry can only become compensated or skipped.
+var ErrUndoTransition = errors.New("undo entry cannot move to that status")
+
+// ErrDeferredTransition is returned by DeferredSetOutcome when the item's
+// status cannot move to the one asked for: delivered is final, and a failed
+// item can only become delivered.
+var ErrDeferredTransition = errors.New("deferred item cannot move to that status")
+
 // DefaultListLimit is the number of rows a List method returns when its
 // limit is zero or negative: an unbounded list is never what an operator
 // meant.
@@ -46,8 +66,15 @@ const DefaultListLimit = 100
 // Store is the ledger interface every backend implements.
 //
 // Row IDs left empty by the caller are generated ("inv_…", "undo_…",
-// "def_…", "apr_…"). CreatedAt and UpdatedAt are stamped by the database's
-// clock and ignored on insert; times come back in UTC.
+// "def_…", "apr_…"), except a session's, which the agent runtime names.
+// CreatedAt, UpdatedAt and the other times a row records (EndedAt, say) are
+// stamped by the database's clock and ignored on insert; times come back in
+// UTC.
+//
+// A refused status change (ErrSessionNotHalted, ErrUndoTransition,
+// ErrDeferredTransition) returns the row as it stands along with the error,
+// so an attempt retried after a crash can recognise that its own write
+// already landed.
 type Store interface {
 	// Migrate applies the embedded, numbered migrations that have not run yet.
 	Migrate(ctx context.Context) error
@@ -59,6 +86,28 @@ type Store interface {
 	RefusalInsert(ctx context.Context, r Refusal) error
 	// RefusalList returns the most recent refusals, newest first.
 	RefusalList(ctx context.Context, limit int) ([]Refusal, error)
+
+	// SessionUpsert creates the session on its first call, active, and
+	// returns it as stored: on every later call the stored session comes
+	// back unchanged, so facts given later are ignored and a session's
+	// facts cannot be changed by a later call. The caller compares AgentID
+	// to detect a session ID reused by another agent. ID and AgentID are
+	// required; State is ignored.
+	SessionUpsert(ctx context.Context, s Session) (Session, error)
+	SessionGet(ctx context.Context, id string) (Session, error)
+	// SessionHalt moves an active session to halted, naming the failing
+	// step (required) and why. A halted or ended session is returned
+	// unchanged: the first failure is the one that halted it.
+	SessionHalt(ctx context.Context, id, step, reason string) (Session, error)
+	// SessionResolve moves a halted session back to active, recording who
+	// resolved it (required) and why, and clearing the halt. A session that
+	// is not halted, ended ones included, gets ErrSessionNotHalted.
+	SessionResolve(ctx context.Context, id, actor, reason string) (Session, error)
+	// SessionEnd marks the session ended and stores its transcript (nil for
+	// none), once: ended is true only for the call that ended it, and a
+	// repeat returns the stored session, transcript and all, with
+	// ended=false. A halted session ends too, keeping its unresolved halt.
+	SessionEnd(ctx context.Context, id string, transcript json.RawMessage) (s Session, ended bool, err error)
 
 	// InvocationInsert records an admitted invocation. If a row with the same
 	// operation key exists it is returned unchanged with created=false; the
@@ -95,14 +144,40 @@ type Store interface {
 	// UndoListBySession returns a session's undo stack in LIFO order (Seq
 	// descending), the order its compensations run in.
 	UndoListBySession(ctx context.Context, sessionID string) ([]UndoEntry, error)
+	UndoGet(ctx context.Context, id string) (UndoEntry, error)
+	// UndoSetStatus records how an entry's compensation settled, with detail
+	// saying why (empty for none). A pending entry may become compensated,
+	// skipped or failed; a failed one compensated or skipped, when a retry
+	// after a human's fix succeeds or finds nothing to undo. Any other move
+	// gets ErrUndoTransition.
+	UndoSetStatus(ctx context.Context, id string, to UndoStatus, detail string) (UndoEntry, error)
 
 	// DeferredInsert records a record-deferred intent, idempotent by
 	// operation key: if the key is already recorded, the stored item is
-	// returned unchanged. Status defaults to DeferredRecorded.
+	// returned unchanged. Status defaults to DeferredRecorded; an item
+	// inserted delivered needs a receipt with the provider's ID.
 	DeferredInsert(ctx context.Context, d DeferredItem) (DeferredItem, error)
+	DeferredGet(ctx context.Context, id string) (DeferredItem, error)
 	// DeferredListBySession returns a session's items in the order they
 	// were recorded.
 	DeferredListBySession(ctx context.Context, sessionID string) ([]DeferredItem, error)
+	// DeferredSetOutcome records what delivering an item came to. Delivered
+	// needs a receipt with the provider's ID, failed a reason. A recorded
+	// item may become either, and a failed one delivered by a later retry;
+	// any other move gets ErrDeferredTransition. A reason, when given,
+	// replaces the stored one; a delivery without one keeps it.
+	DeferredSetOutcome(ctx context.Context, id string, status DeferredStatus, receipt *maestrotype.Receipt, reason string) (DeferredItem, error)
+
+	// PostCallItemUpsert records a post-call work item by its session and
+	// key: the first upsert inserts it (Status defaulting to
+	// PostCallPending), later ones update its status, invocation, receipt
+	// and reason. A delivered item is returned unchanged, never downgraded,
+	// so a re-run learns it is done. Delivered needs a receipt with the
+	// provider's ID; an empty InvocationID keeps the one linked before.
+	PostCallItemUpsert(ctx context.Context, it PostCallItem) (PostCallItem, error)
+	// PostCallItemList returns a session's items in the order they were
+	// first recorded.
+	PostCallItemList(ctx context.Context, sessionID string) ([]PostCallItem, error)
 
 	// ApprovalRequestInsert opens an approval request, idempotent by
 	// operation key: if the key already has a request, the stored one is
@@ -163,7 +238,9 @@ type Store interface {
 	// AuditMoneyEffects reconciles every money-class effect that may have
 	// moved money against the approval records, and every spent money
 	// token against the effects. It returns the divergences sorted by
-	// operation key; an empty slice means the two agree.
+	// operation key; an empty slice means the two agree. A compensation a
+	// rollback ran (key "undo-{undo_id}", the entry's compensation tool) is
+	// authorised by the rollback and not audited against approvals.
 	AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error)
 }
 
@@ -192,6 +269,32 @@ type Refusal struct {
 	Code         maestrotype.Code
 	Detail       string
 	CreatedAt    time.Time
+}
+
+// Session is a call or agent session as the ledger records it.
+type Session struct {
+	ID      string // named by the agent runtime
+	AgentID string // the agent of the session's first call
+	// State is active, halted or ended. awaiting_approval is derived by
+	// callers from the session's calls and never stored.
+	State maestrotype.SessionState
+	// Facts are what the agent runtime stated at the session's first call
+	// (caller_number, tenant_id…), frozen from then on: approval conditions
+	// read them, so a later call must not be able to change them.
+	Facts map[string]string
+	// HaltStep names the compensation whose failure halted the session
+	// ("undo_…: cancel_work_order"), HaltReason why it failed. Both are set
+	// while the session is halted, cleared when a human resolves the halt,
+	// and kept if the session ends halted.
+	HaltStep   string
+	HaltReason string
+	// ResolvedBy and ResolveReason record the last resolution of a halt.
+	ResolvedBy    string
+	ResolveReason string
+	Transcript    json.RawMessage // stored when the session ends; may be nil
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	EndedAt       *time.Time // nil until the session ends
 }
 
 // Invocation is one admitted tool call.
@@ -308,6 +411,7 @@ type UndoEntry struct {
 	CompensationVersion string
 	ArgsSnapshot        json.RawMessage
 	Status              UndoStatus
+	Detail              string // why the entry settled as it did; empty while pending
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
 }
@@ -330,6 +434,36 @@ type DeferredItem struct {
 	Args         json.RawMessage
 	Status       DeferredStatus
 	Receipt      *maestrotype.Receipt
+	Reason       string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// PostCallStatus is the lifecycle of a post-call work item.
+type PostCallStatus string
+
+const (
+	PostCallPending   PostCallStatus = "pending"
+	PostCallDelivered PostCallStatus = "delivered"
+	PostCallFailed    PostCallStatus = "failed"
+	// PostCallAwaitingApproval: the item's call waits for a human.
+	PostCallAwaitingApproval PostCallStatus = "awaiting_approval"
+)
+
+// PostCallItem is one piece of work the post-call workflow judged from a
+// session and delivers through the normal gate.
+type PostCallItem struct {
+	SessionID string
+	// Key identifies the item within its session, stably across re-runs
+	// (see maestrotype.WorkItem).
+	Key          string
+	Tool         string
+	Source       string // where the item came from ("deferred:def_…", "transcript:…")
+	DeferredID   string // the recorded intent it delivers; empty for none
+	OperationKey string
+	InvocationID string // empty until the item's call is admitted
+	Status       PostCallStatus
+	Receipt      *maestrotype.Receipt // the provider's proof of delivery
 	Reason       string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time

@@ -31,6 +31,30 @@ func (l *ledger) UndoListBySession(ctx context.Context, sessionID string) ([]Und
 	return entries, nil
 }
 
+func (l *ledger) UndoGet(ctx context.Context, id string) (UndoEntry, error) {
+	u, err := scanUndo(l.db.QueryRowContext(ctx, l.query("UndoGet"), id))
+	if err != nil {
+		return UndoEntry{}, fmt.Errorf("error getting undo entry %q: %w", id, notFound(err))
+	}
+	return u, nil
+}
+
+func (l *ledger) UndoSetStatus(ctx context.Context, id string, to UndoStatus, detail string) (UndoEntry, error) {
+	switch to {
+	case UndoCompensated, UndoSkipped, UndoFailed:
+	default:
+		return UndoEntry{}, fmt.Errorf("error setting status of undo entry %q: %q is not how a compensation settles", id, to)
+	}
+	u, moved, err := transition(ctx, l, scanUndo, "UndoGetForUpdate", "UndoSetStatus", id, string(to), textArg(detail))
+	if err != nil {
+		return UndoEntry{}, fmt.Errorf("error setting status of undo entry %q: %w", id, err)
+	}
+	if !moved {
+		return u, fmt.Errorf("error setting status of undo entry %q: it is %s, so it cannot become %s: %w", id, u.Status, to, ErrUndoTransition)
+	}
+	return u, nil
+}
+
 func scanUndo(row rowScanner) (UndoEntry, error) {
 	var u UndoEntry
 	err := row.Scan(
@@ -42,6 +66,7 @@ func scanUndo(row rowScanner) (UndoEntry, error) {
 		textCol{&u.CompensationVersion},
 		rawJSONCol{&u.ArgsSnapshot},
 		&u.Status,
+		textCol{&u.Detail},
 		timeCol{&u.CreatedAt},
 		timeCol{&u.UpdatedAt},
 	)

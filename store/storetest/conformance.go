@@ -24,6 +24,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		return open(t), t.Context()
 	}
 
+	t.Run("Session", func(t *testing.T) {
+		t.Parallel()
+		testSession(t, setup)
+	})
 	t.Run("Invocation", func(t *testing.T) {
 		t.Parallel()
 		testInvocation(t, setup)
@@ -40,9 +44,21 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testUndo(t, setup)
 	})
+	t.Run("UndoStatus", func(t *testing.T) {
+		t.Parallel()
+		testUndoStatus(t, setup)
+	})
 	t.Run("Deferred", func(t *testing.T) {
 		t.Parallel()
 		testDeferred(t, setup)
+	})
+	t.Run("DeferredOutcome", func(t *testing.T) {
+		t.Parallel()
+		testDeferredOutcome(t, setup)
+	})
+	t.Run("PostCall", func(t *testing.T) {
+		t.Parallel()
+		testPostCall(t, setup)
 	})
 	t.Run("ApprovalRequest", func(t *testing.T) {
 		t.Parallel()

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// SessionUpsert inserts with ON CONFLICT DO NOTHING, so of any number of
+// concurrent first calls exactly one creates the session, and every caller
+// gets back the facts that call stated.
+func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) {
+	switch {
+	case s.ID == "":
+		return Session{}, errors.New("error upserting session: ID is required")
+	case s.AgentID == "":
+		return Session{}, fmt.Errorf("error upserting session %q: agent ID is required", s.ID)
+	}
+	facts := s.Facts
+	if facts == nil {
+		facts = map[string]string{}
+	}
+	factsArg, err := jsonArg(&facts)
+	if err != nil {
+		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
+	}
+
+	got, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg))
+	switch {
+	case err == nil:
+		return got, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
+	}
+	// The session exists; ON CONFLICT waited for its writer to commit, so
+	// the row is visible now.
+	return l.SessionGet(ctx, s.ID)
+}
+
+func (l *ledger) SessionGet(ctx context.Context, id string) (Session, error) {
+	s, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionGet"), id))
+	if err != nil {
+		return Session{}, fmt.Errorf("error getting session %q: %w", id, notFound(err))
+	}
+	return s, nil
+}
+
+func (l *ledger) SessionHalt(ctx context.Context, id, step, reason string) (Session, error) {
+	if step == "" {
+		return Session{}, fmt.Errorf("error halting session %q: the failing step is required", id)
+	}
+	s, _, err := transition(ctx, l, scanSession, "SessionGetForUpdate", "SessionHalt", id, step, textArg(reason))
+	if err != nil {
+		return Session{}, fmt.Errorf("error halting session %q: %w", id, err)
+	}
+	return s, nil
+}
+
+func (l *ledger) SessionResolve(ctx context.Context, id, actor, reason string) (Session, error) {
+	if actor == "" {
+		return Session{}, fmt.Errorf("error resolving session %q: actor is required", id)
+	}
+	s, moved, err := transition(ctx, l, scanSession, "SessionGetForUpdate", "SessionResolve", id, actor, textArg(reason))
+	if err != nil {
+		return Session{}, fmt.Errorf("error resolving session %q: %w", id, err)
+	}
+	if !moved {
+		return s, fmt.Errorf("error resolving session %q: it is %s: %w", id, s.State, ErrSessionNotHalted)
+	}
+	return s, nil
+}
+
+func (l *ledger) SessionEnd(ctx context.Context, id string, transcript json.RawMessage) (Session, bool, error) {
+	s, ended, err := transition(ctx, l, scanSession, "SessionGetForUpdate", "SessionEnd", id, rawJSONArg(transcript))
+	if err != nil {
+		return Session{}, false, fmt.Errorf("error ending session %q: %w", id, err)
+	}
+	return s, ended, nil
+}
+
+func scanSession(row rowScanner) (Session, error) {
+	var s Session
+	err := row.Scan(
+		&s.ID,
+		&s.AgentID,
+		&s.State,
+		jsonCol[map[string]string]{&s.Facts},
+		textCol{&s.HaltStep},
+		textCol{&s.HaltReason},
+		textCol{&s.ResolvedBy},
+		textCol{&s.ResolveReason},
+		rawJSONCol{&s.Transcript},
+		timeCol{&s.CreatedAt},
+		timeCol{&s.UpdatedAt},
+		nullTimeCol{&s.EndedAt},
+	)
+	return s, err
+}
