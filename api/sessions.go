@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
@@ -98,6 +99,9 @@ func (s *Server) sessionView(ctx context.Context, sess store.Session) (apitype.S
 	}
 	for _, d := range deferred {
 		v.Deferred = append(v.Deferred, apitype.DeferredItem{ID: d.ID, Tool: d.Tool, Args: d.Args, Status: string(d.Status), Receipt: d.Receipt, Reason: d.Reason})
+	}
+	if sess.State == mt.SessionEnded {
+		v.PostCallStatus = s.postCallStatus(ctx, sess.ID)
 	}
 	items, err := s.cfg.Store.PostCallItemList(ctx, sess.ID)
 	if err != nil {
@@ -212,4 +216,24 @@ func (s *Server) decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v an
 		return nil
 	}
 	return s.decodeJSON(w, r, v)
+}
+
+// postCallStatus reports the post-call workflow's progress.
+func (s *Server) postCallStatus(ctx context.Context, sessionID string) string {
+	desc, err := s.cfg.Temporal.DescribeWorkflowExecution(ctx, workflows.PostCallWorkflowID(sessionID), "")
+	var notFound *serviceerror.NotFound
+	switch {
+	case errors.As(err, &notFound):
+		return "not_started"
+	case err != nil:
+		return "unknown"
+	}
+	switch desc.GetWorkflowExecutionInfo().GetStatus() {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return "running"
+	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return "completed"
+	default:
+		return "failed"
+	}
 }

@@ -22,6 +22,9 @@ type Session struct {
 	UndoStack     []UndoEntry       `json:"undo_stack"`
 	Deferred      []DeferredItem    `json:"deferred"`
 	PostCall      []PostCallItem    `json:"postcall"`
+	// PostCallStatus is the post-call workflow's status once the call has
+	// ended: running, completed, failed, or not_started.
+	PostCallStatus string `json:"postcall_status,omitempty"`
 	CreatedAt     time.Time         `json:"created_at"`
 	EndedAt       *time.Time        `json:"ended_at,omitempty"`
 }

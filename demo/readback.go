@@ -1,5 +1,12 @@
 package demo
 
+import (
+	"fmt"
+	"strings"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
 // These checks read what the providers themselves say, through their own
 // APIs, never maestro's ledger.
 
@@ -38,4 +45,24 @@ func (s *scenario) confirmRefund(id string) error {
 	}
 	s.confirm("back-office API: refund %s of %v cents is %s", ev.ID, ev.Detail["amount_cents"], ev.Status)
 	return expect(ev.ID == id, "refund %s not found at the provider", id)
+}
+
+// confirmReceipt reads any receipt back from the provider that issued it.
+func (s *scenario) confirmReceipt(r *mt.Receipt) error {
+	switch {
+	case r.Fields["message_sid"] != "" && r.Fields["message_id"] != "":
+		if err := s.confirmSMS(r.Fields["message_sid"]); err != nil {
+			return err
+		}
+		return s.confirmEmail(r.Fields["message_id"])
+	case r.Fields["message_sid"] != "":
+		return s.confirmSMS(r.Fields["message_sid"])
+	case r.Fields["message_id"] != "":
+		return s.confirmEmail(r.Fields["message_id"])
+	case strings.HasPrefix(r.ID, "wo_"):
+		return s.confirmWorkOrder(r.ID)
+	case strings.HasPrefix(r.ID, "re_"):
+		return s.confirmRefund(r.ID)
+	}
+	return fmt.Errorf("demo expectation failed: no way to read back receipt %s from %s", r.ID, r.Provider)
 }

@@ -1,11 +1,14 @@
 package demo
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -24,6 +27,8 @@ func (s *scenario) play() error {
 		s.takeMessage,
 		s.gatedCalls,
 		s.refusals,
+		s.rollbackCall,
+		s.endCall,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -208,4 +213,113 @@ func (s *scenario) refusals() error {
 			ref.Observation.Summary, strings.TrimSpace(ref.Observation.NextActions.Remediation))
 	}
 	return nil
+}
+
+// rollbackCall is a second call whose caller changes their mind: the work
+// order it opened is cancelled at the sandbox by the saga.
+func (s *scenario) rollbackCall() error {
+	s.session = "demo-call-2"
+	s.step("A second call opens two work orders and takes a message, then the caller changes their mind")
+	var ids []string
+	for _, k := range []string{"wo-kitchen", "wo-bath"} {
+		resp, err := s.invoke("create_work_order", k, `{"tenant_id":"t_100","category":"plumbing","description":"`+k+`","priority":"routine"}`)
+		if err != nil {
+			return err
+		}
+		if err := isState(resp, mt.InvocationSucceeded); err != nil {
+			return err
+		}
+		ids = append(ids, resp.Observation.Receipt.ID)
+	}
+	if _, err := s.invoke("take_message", "msg", `{"message":"Never mind the repairs, I'm moving out."}`); err != nil {
+		return err
+	}
+	sess, err := s.agent.Session(s.ctx, s.session)
+	if err != nil {
+		return err
+	}
+	for _, u := range sess.UndoStack {
+		fmt.Fprintf(s.out, "   undo stack #%d: %s for %s (%s)\n", u.Seq, u.Tool, u.OperationKey, u.Status)
+	}
+
+	s.step("Rollback: compensations run newest first, each keyed undo-{undo_id} at the provider")
+	res, err := s.agent.Rollback(s.ctx, s.session, "caller changed their mind")
+	if err != nil {
+		return err
+	}
+	for i, st := range res.Steps {
+		fmt.Fprintf(s.out, "   %d. %s %s → %s\n", i+1, st.Tool, st.OperationKey, st.Status)
+	}
+	for _, id := range ids {
+		wo, _ := s.standins.Sandbox.WorkOrder(id)
+		s.confirm("back-office API: work order %s is %s (cancelled %d time)", id, wo.Status, wo.CancelCount)
+		if err := expect(wo.Status == "cancelled" && wo.CancelCount == 1, "work order %s was not cancelled exactly once", id); err != nil {
+			return err
+		}
+	}
+	return expect(len(res.Steps) == 2 && !res.Halted && res.Steps[0].OperationKey == s.session+":wo-bath", "rollback did not run LIFO")
+}
+
+// endCall ends the second call with a transcript: the recorded message and
+// what the caller asked for are delivered after the call, with receipts.
+func (s *scenario) endCall() error {
+	s.step("Call ended: the post-call workflow delivers deferred work (gather → judge → dispatch → persist)")
+	transcript := mt.Transcript{Turns: []mt.Turn{
+		{Speaker: "agent", Text: "Is there anything else?", At: time.Now().UTC()},
+		{Speaker: "caller", Text: "Yes, the radiator in the hallway is broken.", At: time.Now().UTC()},
+		{Speaker: "caller", Text: "Please call me back this afternoon.", At: time.Now().UTC()},
+	}}
+	for _, t := range transcript.Turns {
+		fmt.Fprintf(s.out, "   transcript %s: %q\n", t.Speaker, t.Text)
+	}
+	end, err := s.agent.End(s.ctx, s.session, apitype.EndRequest{Transcript: &transcript})
+	if err != nil {
+		return err
+	}
+	sess, err := s.waitPostCall()
+	if err != nil {
+		return err
+	}
+	for _, it := range sess.PostCall {
+		rid := ""
+		if it.Receipt != nil {
+			rid = it.Receipt.Provider + " " + it.Receipt.ID
+		}
+		fmt.Fprintf(s.out, "   %-24s → %-17s %-9s %s\n", it.Source, it.Tool, it.Status, rid)
+		if err := expect(it.Status == "delivered" && it.Receipt != nil, "post-call item %s was not delivered", it.Key); err != nil {
+			return err
+		}
+		if err := s.confirmReceipt(it.Receipt); err != nil {
+			return err
+		}
+	}
+	again, err := s.agent.End(s.ctx, s.session, apitype.EndRequest{Transcript: &transcript})
+	if err != nil {
+		return err
+	}
+	s.confirm("a repeated call-ended was accepted once (first=%v, repeat=%v); nothing was delivered twice", end.Ended, again.Ended)
+	return expect(end.Ended && !again.Ended, "call-ended was not idempotent")
+}
+
+// waitPostCall polls the session until its post-call workflow completed.
+func (s *scenario) waitPostCall() (apitype.Session, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	for {
+		sess, err := s.agent.Session(ctx, s.session)
+		if err != nil {
+			return sess, err
+		}
+		switch sess.PostCallStatus {
+		case "completed":
+			return sess, nil
+		case "failed":
+			return sess, errors.New("demo expectation failed: the post-call workflow failed")
+		}
+		select {
+		case <-ctx.Done():
+			return sess, fmt.Errorf("post-call delivery did not finish: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -48,17 +48,33 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 	_, err = e.agent.Wait(e.ctx, pending.InvocationID)
 	require.NoError(t, err)
 	e.recordAndReplay(dir, "approved")
+
+	// The session that held those calls: a rollback, then call-ended and
+	// the post-call workflow it started.
+	_, err = e.agent.Rollback(e.ctx, e.session, "recording")
+	require.NoError(t, err)
+	_, err = e.agent.End(e.ctx, e.session, apitype.EndRequest{Transcript: &mt.Transcript{Turns: []mt.Turn{
+		{Speaker: "caller", Text: "Please call me back."},
+	}}})
+	require.NoError(t, err)
+	e.waitPostCall()
+	e.record(dir, workflows.SessionWorkflowID(e.session), "session_rollback_end")
+	e.record(dir, workflows.PostCallWorkflowID(e.session), "postcall")
 }
 
-// recordAndReplay exports the invocation's history to dir and replays it.
+// recordAndReplay exports an invocation's history to dir and replays it.
 func (e *env) recordAndReplay(dir, name string) {
 	e.t.Helper()
-	path := filepath.Join(dir, "invocation_"+name+".json")
-	e.exportHistory(workflows.InvocationWorkflowID(e.key(name)), path)
+	e.record(dir, workflows.InvocationWorkflowID(e.key(name)), "invocation_"+name)
+}
 
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
-	require.NoError(e.t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, path), name)
+// record exports a workflow's history to dir/name.json and replays it
+// against the current workflow code.
+func (e *env) record(dir, workflowID, name string) {
+	e.t.Helper()
+	path := filepath.Join(dir, name+".json")
+	e.exportHistory(workflowID, path)
+	require.NoError(e.t, workflows.NewReplayer().ReplayWorkflowHistoryFromJSONFile(nil, path), name)
 }
 
 func (e *env) exportHistory(workflowID, path string) {

@@ -13,7 +13,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/admission"
@@ -126,10 +125,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 
 // Register registers maestro's workflows and activities on a worker.
 func Register(w worker.Registry, acts *activities.Activities) {
-	w.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.AuditWorkflow, workflow.RegisterOptions{Name: workflows.AuditWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.SessionWorkflow, workflow.RegisterOptions{Name: workflows.SessionWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.PostCallWorkflow, workflow.RegisterOptions{Name: workflows.PostCallWorkflowName})
+	workflows.Register(w)
 	acts.Register(w)
 }
 

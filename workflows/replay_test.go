@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 )
 
 // TestReplayRecordedHistories replays histories recorded from real runs
@@ -20,9 +18,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			replayer := worker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(InvocationWorkflow, workflow.RegisterOptions{Name: InvocationWorkflowName})
-			require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, f))
+			require.NoError(t, NewReplayer().ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
 }

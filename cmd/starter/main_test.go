@@ -116,6 +116,32 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.Contains(t, waited, inv.InvocationID)
 	})
 
+	t.Run("SessionsShowRollbackEnd", func(t *testing.T) {
+		_, _, code := run(t, append(global, "invocations", "invoke", "create_work_order", "--session", "cli-2", "--operation-key", "cli-2:wo",
+			"--args", `{"tenant_id":"t_100","category":"hvac","description":"No heat","priority":"urgent"}`)...)
+		require.Equal(t, 0, code)
+
+		shown, _, code := run(t, append(global, "sessions", "show", "cli-2")...)
+		require.Equal(t, 0, code, shown)
+		require.Contains(t, shown, "cancel_work_order")
+
+		out, _, code := run(t, append(global, "sessions", "rollback", "cli-2", "--reason", "test")...)
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, "compensated")
+
+		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+		out, _, code = run(t, append(ops, "sessions", "resolve", "cli-2", "--reason", "nothing to resolve")...)
+		require.Equal(t, 3, code, "a session that is not halted cannot be resolved")
+		require.Contains(t, out, "not halted")
+
+		out, _, code = run(t, append(global, "sessions", "end", "cli-2", "--json")...)
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, `"ended": true`)
+		out, _, code = run(t, append(global, "sessions", "end", "cli-2", "--json")...)
+		require.Equal(t, 0, code, out)
+		require.Contains(t, out, `"ended": false`)
+	})
+
 	t.Run("AuditExitsThreeOnDivergence", func(t *testing.T) {
 		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
 		out, _, code := run(t, append(ops, "audit")...)
@@ -141,7 +167,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"invocations", "--help"}, {"invocations", "invoke", "--help"}, {"invocations", "show", "--help"},
 		{"approvals", "--help"}, {"approvals", "list", "--help"}, {"approvals", "show", "--help"},
 		{"approvals", "approve", "--help"}, {"approvals", "reject", "--help"}, {"approvals", "modify", "--help"},
-		{"audit", "--help"},
+		{"audit", "--help"}, {"sessions", "--help"}, {"sessions", "show", "--help"}, {"sessions", "rollback", "--help"},
+		{"sessions", "resolve", "--help"}, {"sessions", "end", "--help"},
 	} {
 		out, _, code := run(t, args...)
 		require.Equal(t, 0, code, args)
