@@ -25,37 +25,34 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// agentOnly admits requests carrying a valid agent key.
-func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
+// requireKey admits requests whose bearer key lookup recognises, storing
+// what it found in the request context under key.
+func requireKey[T any](lookup func(string) (T, bool), key ctxKey, realm, what string, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		agent, ok := s.cfg.Catalog.AgentByKey(bearer(r))
+		v, ok := lookup(bearer(r))
 		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
 			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
-				"a valid agent key is required: send Authorization: Bearer <agent key>"))
+				"a valid "+what+" key is required: send Authorization: Bearer <"+what+" key>"))
 			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), agentKey, agent)))
+		next(w, r.WithContext(context.WithValue(r.Context(), key, v)))
 	}
+}
+
+// agentOnly admits requests carrying a valid agent key.
+func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
+	return requireKey(s.cfg.Catalog.AgentByKey, agentKey, "maestro", "agent", next)
+}
+
+// opsOnly admits requests carrying a valid operator key.
+func (s *Server) opsOnly(next http.HandlerFunc) http.HandlerFunc {
+	return requireKey(s.cfg.Catalog.OperatorByKey, operatorKey, "maestro-ops", "operator", next)
 }
 
 func agentFrom(ctx context.Context) *tools.Agent {
 	a, _ := ctx.Value(agentKey).(*tools.Agent)
 	return a
-}
-
-// opsOnly admits requests carrying a valid operator key.
-func (s *Server) opsOnly(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		op, ok := s.cfg.Catalog.OperatorByKey(bearer(r))
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="maestro-ops"`)
-			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
-				"a valid operator key is required: send Authorization: Bearer <ops key>"))
-			return
-		}
-		next(w, r.WithContext(context.WithValue(r.Context(), operatorKey, op)))
-	}
 }
 
 func operatorFrom(ctx context.Context) *tools.Operator {
