@@ -6,7 +6,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 GO ?= go
 PKGS := ./...
 
-.PHONY: demo run test vet build fmt bench help
+.PHONY: demo run test vet build fmt bench help crashtest
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -20,6 +20,10 @@ run: ## start the long-running dev service (embedded Temporal, SQLite ledger, st
 test: vet ## vet, then every test with the race detector against PostgreSQL
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -race -count=1 -timeout 20m $(PKGS)
 
+crashtest: ## kill the worker between provider and ledger, restart it, count effects at the receivers
+	$(GO) vet -tags crashtest,failpoint ./internal/failpoint ./activities ./crashtest
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -tags crashtest -count=1 -timeout 5m -v -run TestCrashAtTheSeam ./crashtest
+
 vet: ## go vet
 	$(GO) vet $(PKGS)
 
@@ -28,3 +32,7 @@ build: ## build the binaries into bin/
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: reality
+reality: ## fire every real-sync tool at independent references (npm: SES emulator, Prism with Twilio's spec) and read each effect back
+	.ci/reality/run.sh

@@ -21,5 +21,5 @@ func nonRetryable(errType string, err error) error {
 }
 
 func retryable(errType string, err error) error {
-	return temporal.NewApplicationError(err.Error(), errType, err)
+	return temporal.NewApplicationErrorWithCause(err.Error(), errType, err)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/maestro-run/maestro/compensation"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/failpoint"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/observation"
 	"github.com/maestro-run/maestro/store"
@@ -76,6 +77,11 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 // invocation is the caller's business.
 func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
 	owner := leaseOwner(ctx)
+	if failpoint.LedgerBypassed() {
+		// The crash test's control run: without the key, the provider
+		// cannot tell a resend from a new request.
+		call.IdempotencyKey = ""
+	}
 	undo, err := compensation.Entry(tool, in.SessionID, in.OperationKey, in.Args)
 	if err != nil {
 		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
@@ -101,18 +107,42 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 	case store.ClaimBusy:
 		return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("another attempt holds the lease on this operation key"))
 	case store.ClaimTakeover:
-		// An earlier attempt died with the call in flight. Only a provider
-		// that deduplicates on our key makes a resend safe; otherwise the
-		// outcome must be reconciled before anything is sent again.
-		if !call.Replayable() {
-			return a.settleUnknown(ctx, tool, in, owner, "an earlier attempt stopped after calling the provider and before recording its answer")
+		// An earlier attempt died with the call perhaps in flight: find
+		// out what the provider did before anything is sent again.
+		if !failpoint.LedgerBypassed() {
+			res, send, err := a.reconcile(ctx, tool, in, owner, call, claim.Effect, takenOver,
+				"an earlier attempt stopped after it may have called the provider and before recording the answer")
+			if err != nil || !send {
+				return res, err
+			}
 		}
 	}
+	return a.send(ctx, tool, in, owner, call, claim.Effect)
+}
 
+// send calls the provider under a claim the caller holds and settles the
+// claim with what came back. An answer that is lost is reconciled against
+// the provider's records before anything else is sent.
+func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff store.Effect) (workflows.InvocationResult, error) {
 	res, err := a.cfg.Connectors.Do(ctx, call)
 	if err != nil {
-		return a.settleFailure(ctx, tool, in, owner, connectors.AsError(err))
+		ce := connectors.AsError(err)
+		if ce.Class != connectors.ClassUnknown || failpoint.LedgerBypassed() {
+			return a.settleFailure(ctx, tool, in, owner, ce)
+		}
+		rres, resend, rerr := a.reconcile(ctx, tool, in, owner, call, eff, answerLost, ce.Error())
+		if rerr != nil || !resend {
+			return rres, rerr
+		}
+		// Only a replay under the provider's idempotency key comes back
+		// here, so a second lost answer is settled as unknown, not chased.
+		if res, err = a.cfg.Connectors.Do(ctx, call); err != nil {
+			return a.settleFailure(ctx, tool, in, owner, connectors.AsError(err))
+		}
 	}
+	// The seam the ledger exists for: the provider has acted and nothing
+	// records it yet. The crash test kills the worker here.
+	failpoint.Inject(failpoint.AfterProvider)
 	return a.settleSuccess(ctx, tool, in, owner, res)
 }
 
@@ -173,21 +203,26 @@ func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in wor
 func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p store.EffectSettleParams) (workflows.InvocationResult, error) {
 	err := a.cfg.Store.EffectSettle(ctx, p)
 	if errors.Is(err, store.ErrLeaseLost) {
-		// Another attempt took over and owns the outcome; report what the
-		// ledger says rather than what this attempt saw.
-		eff, gerr := a.cfg.Store.EffectGet(ctx, in.OperationKey)
-		if gerr != nil {
-			return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error reading effect after losing its lease: %w", gerr))
-		}
-		if eff.Status == mt.EffectInProgress {
-			return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("lease lost to another attempt that is still in progress"))
-		}
-		return effectOutcome(eff)
+		return a.leaseLost(ctx, in)
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
 	}
 	return outcome(invocationState(p.Status), *p.Result)
+}
+
+// leaseLost answers for an attempt whose lease another attempt took over:
+// that attempt owns the outcome, so report what the ledger says rather
+// than what this attempt saw.
+func (a *Activities) leaseLost(ctx context.Context, in workflows.ExecuteInput) (workflows.InvocationResult, error) {
+	eff, err := a.cfg.Store.EffectGet(ctx, in.OperationKey)
+	if err != nil {
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error reading effect after losing its lease: %w", err))
+	}
+	if eff.Status == mt.EffectInProgress {
+		return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("lease lost to another attempt that is still in progress"))
+	}
+	return effectOutcome(eff)
 }
 
 // effectOutcome is the outcome an already-settled effect recorded.

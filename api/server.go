@@ -19,6 +19,8 @@ type Config struct {
 	Catalog  *tools.Catalog
 	Gate     *admission.Gate
 	Temporal client.Client
+	// Reconciler settles effects held for reconciliation.
+	Reconciler Reconciler
 	// WaitTimeout is how long POST /v1/invocations waits for a result
 	// before answering 202. Optional: default 15s.
 	WaitTimeout time.Duration
@@ -58,6 +60,8 @@ func (c Config) validate() error {
 		return errors.New("api: an admission gate is required")
 	case c.Temporal == nil:
 		return errors.New("api: a Temporal client is required")
+	case c.Reconciler == nil:
+		return errors.New("api: a reconciler is required")
 	}
 	return nil
 }
@@ -93,6 +97,10 @@ var Routes = []string{
 	"POST /v1/approvals/{id}/reject",
 	"POST /v1/approvals/{id}/modify",
 	"GET /v1/audit",
+	"GET /v1/reconciliations",
+	"GET /v1/reconciliations/{key}",
+	"POST /v1/reconciliations/{key}/resolve",
+	"POST /v1/reconciliations/{key}/check",
 	"GET /v1/sessions/{id}",
 	"POST /v1/sessions/{id}/rollback",
 	"POST /v1/sessions/{id}/resolve",
@@ -111,6 +119,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/approvals/{id}/reject", s.opsOnly(s.handleDecide(store.DecisionReject)))
 	s.mux.HandleFunc("POST /v1/approvals/{id}/modify", s.opsOnly(s.handleDecide(store.DecisionModify)))
 	s.mux.HandleFunc("GET /v1/audit", s.opsOnly(s.handleAudit))
+	s.mux.HandleFunc("GET /v1/reconciliations", s.opsOnly(s.handleListReconciliations))
+	s.mux.HandleFunc("GET /v1/reconciliations/{key}", s.opsOnly(s.handleGetReconciliation))
+	s.mux.HandleFunc("POST /v1/reconciliations/{key}/resolve", s.opsOnly(s.handleResolveReconciliation))
+	s.mux.HandleFunc("POST /v1/reconciliations/{key}/check", s.opsOnly(s.handleCheckReconciliation))
 	s.mux.HandleFunc("GET /v1/sessions/{id}", s.agentOrOps(s.handleGetSession))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/rollback", s.agentOrOps(s.handleRollback))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/resolve", s.agentOrOps(s.handleResolve))

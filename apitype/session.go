@@ -24,9 +24,9 @@ type Session struct {
 	PostCall      []PostCallItem    `json:"postcall"`
 	// PostCallStatus is the post-call workflow's status once the call has
 	// ended: running, completed, failed, or not_started.
-	PostCallStatus string `json:"postcall_status,omitempty"`
-	CreatedAt     time.Time         `json:"created_at"`
-	EndedAt       *time.Time        `json:"ended_at,omitempty"`
+	PostCallStatus string     `json:"postcall_status,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	EndedAt        *time.Time `json:"ended_at,omitempty"`
 }
 
 // SessionCall is one call of a session.

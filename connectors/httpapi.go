@@ -65,6 +65,12 @@ func (h *HTTP) Do(ctx context.Context, call Call) (Result, error) {
 		// an unknown outcome, never a failure.
 		return Result{}, &Error{Class: ClassUnknown, Provider: provider, HTTPStatus: resp.StatusCode, Message: "response lost: " + err.Error(), Err: err}
 	}
+	if resp.StatusCode == http.StatusConflict && errorType(body) == "idempotency_error" {
+		// Another request with our key is still running at the provider:
+		// the effect may be under way, so this is neither a refusal nor a
+		// reason to send again.
+		return Result{}, &Error{Class: ClassUnknown, Provider: provider, HTTPStatus: resp.StatusCode, ProviderCode: errorType(body), Message: errorMessage(body)}
+	}
 	if resp.StatusCode >= 300 {
 		return Result{}, &Error{Class: classifyStatus(resp.StatusCode), Provider: provider, HTTPStatus: resp.StatusCode, ProviderCode: errorType(body), Message: errorMessage(body)}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
@@ -20,15 +21,11 @@ type Page struct {
 // (email_to, email_subject, email_body). Each leg gets its own derived
 // idempotency key.
 func (p Page) Do(ctx context.Context, call Call) (Result, error) {
-	sms, err := p.SMS.Do(ctx, Call{Kind: KindTwilioSMS, IdempotencyKey: call.IdempotencyKey + ":sms", Settings: map[string]string{
-		"to": call.Settings["sms_to"], "body": call.Settings["sms_body"],
-	}})
+	sms, err := p.SMS.Do(ctx, smsLeg(call))
 	if err != nil {
 		return Result{}, err
 	}
-	email, err := p.Email.Do(ctx, Call{Kind: KindSESEmail, IdempotencyKey: call.IdempotencyKey + ":email", Settings: map[string]string{
-		"to": call.Settings["email_to"], "subject": call.Settings["email_subject"], "body": call.Settings["email_body"],
-	}})
+	email, err := p.Email.Do(ctx, emailLeg(call))
 	if err != nil {
 		// The SMS went out: this is a partial effect, never a clean failure.
 		ce := AsError(err)
@@ -51,4 +48,42 @@ func (p Page) Do(ctx context.Context, call Call) (Result, error) {
 		},
 		Payload: payload,
 	}, nil
+}
+
+// Lookup searches for the page's SMS leg. The email leg is sent only once
+// the SMS is confirmed, so a complete search that finds no SMS proves that
+// neither leg went out. A found SMS proves only the first leg: the email
+// cannot be searched for, so the page needs a human.
+func (p Page) Lookup(ctx context.Context, call Call, since time.Time) (Lookup, error) {
+	r, ok := p.SMS.(Reconciler)
+	if !ok {
+		return Lookup{}, fmt.Errorf("%w (the page's SMS connector)", ErrNotSearchable)
+	}
+	found, err := r.Lookup(ctx, smsLeg(call), since)
+	if err != nil {
+		return Lookup{}, err
+	}
+	if len(found.Matches) == 0 {
+		return Lookup{Complete: found.Complete}, nil
+	}
+	sids := make([]string, len(found.Matches))
+	for i, m := range found.Matches {
+		sids[i] = m.Receipt.ID
+	}
+	return Lookup{}, fmt.Errorf("%w: the page's SMS went out (%s) but its email cannot be looked up",
+		ErrNotSearchable, strings.Join(sids, ", "))
+}
+
+// smsLeg and emailLeg are the page's two provider calls, each with its own
+// derived idempotency key.
+func smsLeg(call Call) Call {
+	return Call{Kind: KindTwilioSMS, IdempotencyKey: call.IdempotencyKey + ":sms", Settings: map[string]string{
+		"to": call.Settings["sms_to"], "body": call.Settings["sms_body"],
+	}}
+}
+
+func emailLeg(call Call) Call {
+	return Call{Kind: KindSESEmail, IdempotencyKey: call.IdempotencyKey + ":email", Settings: map[string]string{
+		"to": call.Settings["email_to"], "subject": call.Settings["email_subject"], "body": call.Settings["email_body"],
+	}}
 }

@@ -169,3 +169,56 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// lookupLimit bounds the messages one lookup reads. A search that reaches
+// it without getting back past its start time is incomplete.
+const lookupLimit = 200
+
+// Lookup lists the messages sent from maestro's number to the call's
+// recipient, newest first, and keeps those created at or after since whose
+// body is the call's, compared by digest.
+//
+// It filters on date_created itself rather than asking Twilio to filter on
+// DateSent: date_sent stays null while a message is queued, and a queued
+// message is exactly the one a lost answer is likely to leave behind.
+func (t *Twilio) Lookup(ctx context.Context, call Call, since time.Time) (Lookup, error) {
+	to, err := call.Setting("to")
+	if err != nil {
+		return Lookup{}, err
+	}
+	body, err := call.Setting("body")
+	if err != nil {
+		return Lookup{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Lookup{}, &Error{Class: ClassUnreachable, Provider: "twilio", Message: "not looked up: " + err.Error(), Err: err}
+	}
+	params := (&twapi.ListMessageParams{}).SetTo(to).SetFrom(t.from).SetPageSize(50).SetLimit(lookupLimit)
+	msgs, err := t.api.ListMessage(params)
+	if err != nil {
+		return Lookup{}, classifyTwilio(err)
+	}
+	want := digest(body)
+	found := Lookup{Complete: len(msgs) < lookupLimit}
+	for i := range msgs {
+		m := &msgs[i]
+		created, err := time.Parse(time.RFC1123Z, deref(m.DateCreated))
+		if err != nil {
+			return Lookup{}, &Error{Class: ClassUnknown, Provider: "twilio", Message: fmt.Sprintf("message %s has an unreadable date_created %q", deref(m.Sid), deref(m.DateCreated)), Err: err}
+		}
+		if created.Before(since) {
+			// Newest first: everything from here on is older.
+			found.Complete = true
+			break
+		}
+		if deref(m.Sid) == "" || digest(deref(m.Body)) != want {
+			continue
+		}
+		res, err := twilioResult(m)
+		if err != nil {
+			return Lookup{}, err
+		}
+		found.Matches = append(found.Matches, res)
+	}
+	return found, nil
+}

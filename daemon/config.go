@@ -34,6 +34,10 @@ type Config struct {
 	TemporalPort int
 	// Namespace is the Temporal namespace. Optional: default "default".
 	Namespace string
+	// TaskQueue is the Temporal task queue maestro's worker polls.
+	// Optional: default workflows.TaskQueue. Processes sharing a namespace
+	// but not a ledger must each have their own.
+	TaskQueue string
 	// CatalogPath is the catalog file. Optional in dev mode: default the
 	// embedded demo catalog.
 	CatalogPath string
@@ -109,6 +113,7 @@ func FromEnv() Config {
 		DatabaseURL:     os.Getenv("DATABASE_URL"),
 		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
 		Namespace:       os.Getenv("TEMPORAL_NAMESPACE"),
+		TaskQueue:       os.Getenv("MAESTRO_TASK_QUEUE"),
 		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
 		TokenTTL:        durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
 		Providers: Providers{

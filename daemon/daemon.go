@@ -63,6 +63,7 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		Temporal:    d.client,
 		Connectors:  conns,
 		HTTPAddr:    cfg.HTTPAddr,
+		TaskQueue:   cfg.TaskQueue,
 		WaitTimeout: cfg.WaitTimeout,
 		TokenTTL:    cfg.TokenTTL,
 		Logger:      cfg.Logger,
@@ -93,6 +94,18 @@ func (d *Daemon) Standins() *standin.Set { return d.standins }
 
 // Store is the ledger.
 func (d *Daemon) Store() store.Store { return d.store }
+
+// TemporalAddress is the frontend of the Temporal server maestro runs on:
+// the embedded one in dev mode, else the configured cluster.
+func (d *Daemon) TemporalAddress() string {
+	if d.temporal != nil {
+		return d.temporal.HostPort()
+	}
+	return d.cfg.TemporalAddress
+}
+
+// Namespace is the Temporal namespace maestro's workflows run in.
+func (d *Daemon) Namespace() string { return d.cfg.Namespace }
 
 // Stop stops every part that was started, in reverse order.
 func (d *Daemon) Stop(ctx context.Context) error {

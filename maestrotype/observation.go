@@ -44,6 +44,15 @@ const (
 	CodeSessionEnded        Code = "session_ended"
 	CodeDeferred            Code = "deferred"
 	CodeInternal            Code = "internal"
+	// CodeHumanAttested: an effect whose outcome was unknown was recorded as
+	// done on a human's word, with no receipt from the provider.
+	CodeHumanAttested Code = "human_attested"
+	// CodeNotDelivered: an effect whose outcome was unknown was found, by
+	// the provider's records or a human, not to have happened.
+	CodeNotDelivered Code = "not_delivered"
+	// CodeNotHeld: a reconciliation decision found the effect already
+	// settled, or never held for reconciliation.
+	CodeNotHeld Code = "not_held_for_reconciliation"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

@@ -101,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	srv, err := api.New(api.Config{
-		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal,
+		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
 	})
 	if err != nil {

@@ -101,3 +101,36 @@ func insertRequest(t *testing.T, s store.Store) store.ApprovalRequest {
 	require.NoError(t, err)
 	return req
 }
+
+// TestReconciliationEventsAreAppendOnly proves, around the store, that the
+// database refuses to rewrite how an unknown outcome was settled.
+func TestReconciliationEventsAreAppendOnly(t *testing.T) {
+	t.Parallel()
+
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			open, raw := b.setup(t)
+			s := open()
+			ctx := t.Context()
+			require.NoError(t, s.Migrate(ctx))
+			_, err := s.ReconciliationEventInsert(ctx, store.ReconciliationEvent{
+				OperationKey: "op_1", Kind: store.ReconciliationAbsent, Actor: "reconciler:a", Reason: "none at the provider",
+			})
+			require.NoError(t, err)
+
+			_, err = raw.ExecContext(ctx, "UPDATE reconciliation_events SET actor = 'operator:forger'")
+			require.ErrorContains(t, err, "append-only")
+			_, err = raw.ExecContext(ctx, "DELETE FROM reconciliation_events")
+			require.ErrorContains(t, err, "append-only")
+			if b.name == "postgres" {
+				_, err = raw.ExecContext(ctx, "TRUNCATE reconciliation_events")
+				require.ErrorContains(t, err, "append-only")
+			}
+			events, err := s.ReconciliationEventList(ctx, "op_1")
+			require.NoError(t, err)
+			require.Len(t, events, 1)
+			require.Equal(t, "reconciler:a", events[0].Actor)
+		})
+	}
+}

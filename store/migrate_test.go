@@ -24,6 +24,7 @@ var allMigrations = []appliedMigration{
 	{Version: 1, Name: "ledger"},
 	{Version: 2, Name: "approval_gate"},
 	{Version: 3, Name: "sessions_saga_postcall"},
+	{Version: 4, Name: "reconciliation"},
 }
 
 func TestMigrate(t *testing.T) {

@@ -141,6 +141,32 @@ type Store interface {
 	// order a reconciliation queue is worked in.
 	EffectListByStatus(ctx context.Context, status maestrotype.EffectStatus, limit int) ([]Effect, error)
 
+	// EffectReconcile settles an effect whose outcome was unknown from what
+	// reconciliation found, and appends p.Event in the same transaction, so
+	// the ledger never shows an outcome its log does not explain:
+	//   - with p.Owner set, the effect must be in progress under that
+	//     owner's lease (an attempt that took over the key or lost its
+	//     answer) and may take any final status; otherwise ErrLeaseLost;
+	//   - without, it must be held in needs_reconciliation (a later check, or
+	//     a human's decision) and becomes succeeded or failed; otherwise
+	//     ErrEffectNotHeld, returned with the effect as it stands.
+	// With p.InvocationState set, the effect's invocation is finished with
+	// that state and p.Result in the same transaction. It returns the
+	// effect as settled.
+	EffectReconcile(ctx context.Context, p EffectReconcileParams) (Effect, error)
+	// EffectListByReceiptID returns the effects whose receipt carries the
+	// provider ID id, oldest first: whom the ledger already credits with a
+	// provider's record.
+	EffectListByReceiptID(ctx context.Context, id string) ([]Effect, error)
+	// ReconciliationEventInsert logs a finding that changes no effect: a
+	// complete search that found nothing before a resend ('absent'), or a
+	// replay under the provider's idempotency key ('replayed'). Findings
+	// that settle an effect are logged by EffectReconcile.
+	ReconciliationEventInsert(ctx context.Context, e ReconciliationEvent) (ReconciliationEvent, error)
+	// ReconciliationEventList returns an operation key's events, oldest
+	// first.
+	ReconciliationEventList(ctx context.Context, operationKey string) ([]ReconciliationEvent, error)
+
 	// UndoListBySession returns a session's undo stack in LIFO order (Seq
 	// descending), the order its compensations run in.
 	UndoListBySession(ctx context.Context, sessionID string) ([]UndoEntry, error)

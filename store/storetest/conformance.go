@@ -40,6 +40,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testEffectSettle(t, setup)
 	})
+	t.Run("Reconciliation", func(t *testing.T) {
+		t.Parallel()
+		testReconciliation(t, setup)
+	})
 	t.Run("Undo", func(t *testing.T) {
 		t.Parallel()
 		testUndo(t, setup)

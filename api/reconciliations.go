@@ -1,0 +1,154 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/maestro-run/maestro/activities"
+	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Reconciler settles effects held for reconciliation: by a human's
+// decision, or by searching the provider again when asked.
+// *activities.Activities is one.
+type Reconciler interface {
+	Resolve(ctx context.Context, d activities.Decision) (store.Effect, error)
+	Recheck(ctx context.Context, operationKey string, op *tools.Operator) (store.Effect, error)
+	Searchable(tool string) bool
+}
+
+// handleListReconciliations lists the effects held for a human, oldest
+// first: the queue ops works.
+func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Request) {
+	effs, err := s.cfg.Store.EffectListByStatus(r.Context(), mt.EffectNeedsReconciliation, 200)
+	if err != nil {
+		s.cfg.Logger.Error("could not list held effects", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	out := apitype.ReconciliationList{Reconciliations: make([]apitype.Reconciliation, 0, len(effs))}
+	for _, e := range effs {
+		out.Reconciliations = append(out.Reconciliations, s.reconciliationView(e, nil))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleGetReconciliation(w http.ResponseWriter, r *http.Request) {
+	view, ref := s.reconciliation(r.Context(), r.PathValue("key"))
+	if ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+func (s *Server) reconciliation(ctx context.Context, key string) (apitype.Reconciliation, *admission.Refusal) {
+	eff, err := s.cfg.Store.EffectGet(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return apitype.Reconciliation{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no effect under operation key "+key)
+	}
+	if err != nil {
+		s.cfg.Logger.Error("could not read effect", "err", err)
+		return apitype.Reconciliation{}, unavailableRefusal()
+	}
+	events, err := s.cfg.Store.ReconciliationEventList(ctx, key)
+	if err != nil {
+		s.cfg.Logger.Error("could not read reconciliation events", "err", err)
+		return apitype.Reconciliation{}, unavailableRefusal()
+	}
+	return s.reconciliationView(eff, events), nil
+}
+
+// handleResolveReconciliation records a human's decision on a held effect.
+func (s *Server) handleResolveReconciliation(w http.ResponseWriter, r *http.Request) {
+	var body apitype.ReconciliationDecision
+	if ref := s.decodeJSON(w, r, &body); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	if body.Outcome != apitype.OutcomeDelivered && body.Outcome != apitype.OutcomeNotDelivered {
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest,
+			fmt.Sprintf(`"outcome" must be %q or %q, got %q`, apitype.OutcomeDelivered, apitype.OutcomeNotDelivered, body.Outcome)))
+		return
+	}
+	if body.Reason == "" {
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest,
+			`"reason" is required: say what you checked, and where`))
+		return
+	}
+	s.settleReconciliation(w, r, func(ctx context.Context, key string, op *tools.Operator) (store.Effect, error) {
+		return s.cfg.Reconciler.Resolve(ctx, activities.Decision{
+			OperationKey: key, Delivered: body.Outcome == apitype.OutcomeDelivered, Operator: op, Reason: body.Reason,
+		})
+	})
+}
+
+// handleCheckReconciliation searches the provider again for a held effect.
+func (s *Server) handleCheckReconciliation(w http.ResponseWriter, r *http.Request) {
+	s.settleReconciliation(w, r, s.cfg.Reconciler.Recheck)
+}
+
+// settleReconciliation runs a decision on the key in the path and answers
+// with the effect as it then stands.
+func (s *Server) settleReconciliation(w http.ResponseWriter, r *http.Request, decide func(context.Context, string, *tools.Operator) (store.Effect, error)) {
+	key, op := r.PathValue("key"), operatorFrom(r.Context())
+	_, err := decide(r.Context(), key, op)
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrNotFound):
+		writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no effect under operation key "+key))
+		return
+	case errors.Is(err, activities.ErrNeedsRole):
+		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeNotApprover, err.Error()))
+		return
+	case errors.Is(err, store.ErrEffectNotHeld):
+		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeNotHeld,
+			fmt.Sprintf("%s is not held for reconciliation: %v", key, err)))
+		return
+	case errors.Is(err, activities.ErrUnresolved):
+		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeOutcomeUnknown,
+			err.Error()+"; resolve it by hand with a recorded decision"))
+		return
+	default:
+		s.cfg.Logger.Error("could not settle held effect", "operation_key", key, "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	view, ref := s.reconciliation(r.Context(), key)
+	if ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+func (s *Server) reconciliationView(e store.Effect, events []store.ReconciliationEvent) apitype.Reconciliation {
+	v := apitype.Reconciliation{
+		OperationKey: e.OperationKey,
+		InvocationID: e.InvocationID,
+		Tool:         e.Tool,
+		Status:       string(e.Status),
+		Reason:       e.Error,
+		Searchable:   e.Status == mt.EffectNeedsReconciliation && s.cfg.Reconciler.Searchable(e.Tool),
+		Request:      e.BeforeState,
+		Receipt:      e.Receipt,
+		Attempts:     e.Attempts,
+		ClaimedAt:    e.CreatedAt,
+		UpdatedAt:    e.UpdatedAt,
+	}
+	if t, ok := s.cfg.Catalog.Tool(e.Tool); ok {
+		v.Effect = string(t.Effect)
+	}
+	for _, ev := range events {
+		v.Events = append(v.Events, apitype.ReconciliationEvent{
+			Kind: string(ev.Kind), Actor: ev.Actor, Reason: ev.Reason, Receipt: ev.Receipt, At: ev.CreatedAt,
+		})
+	}
+	return v
+}

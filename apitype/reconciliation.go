@@ -1,0 +1,65 @@
+package apitype
+
+import (
+	"encoding/json"
+	"time"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+// Reconciliation is an effect whose outcome was unknown, as ops sees it:
+// held while its status is needs_reconciliation, settled once a finding or
+// a human decided it.
+type Reconciliation struct {
+	OperationKey string `json:"operation_key"`
+	InvocationID string `json:"invocation_id,omitempty"`
+	Tool         string `json:"tool"`
+	// Effect is the tool's effect class; money is only ever settled by a
+	// human.
+	Effect string `json:"effect"`
+	// Status is the effect's ledger status.
+	Status string `json:"status"`
+	// Reason says why the outcome was unknown, or how it was settled.
+	Reason string `json:"reason,omitempty"`
+	// Searchable says whether a check can settle it from the provider's
+	// records; otherwise only a human's decision can.
+	Searchable bool `json:"searchable"`
+	// Request is the provider call that may or may not have taken effect.
+	Request json.RawMessage `json:"request,omitempty"`
+	// Receipt is what the effect was settled with, if it succeeded.
+	Receipt   *mt.Receipt           `json:"receipt,omitempty"`
+	Attempts  int                   `json:"attempts"`
+	ClaimedAt time.Time             `json:"claimed_at"`
+	UpdatedAt time.Time             `json:"updated_at"`
+	Events    []ReconciliationEvent `json:"events,omitempty"`
+}
+
+// ReconciliationEvent is one entry of a key's append-only reconciliation
+// log: a finding (adopted, absent, replayed, escalated) or a human's
+// decision (delivered, not_delivered).
+type ReconciliationEvent struct {
+	Kind    string      `json:"kind"`
+	Actor   string      `json:"actor"`
+	Reason  string      `json:"reason"`
+	Receipt *mt.Receipt `json:"receipt,omitempty"`
+	At      time.Time   `json:"at"`
+}
+
+// ReconciliationList is the body of GET /v1/reconciliations.
+type ReconciliationList struct {
+	Reconciliations []Reconciliation `json:"reconciliations"`
+}
+
+// Outcomes a human may decide with ReconciliationDecision.
+const (
+	OutcomeDelivered    = "delivered"
+	OutcomeNotDelivered = "not_delivered"
+)
+
+// ReconciliationDecision is the body of POST /v1/reconciliations/{key}/resolve.
+type ReconciliationDecision struct {
+	// Outcome is delivered or not_delivered.
+	Outcome string `json:"outcome"`
+	// Reason is what the operator checked, and where. Required.
+	Reason string `json:"reason"`
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/maestro-run/maestro/apitype"
+)
+
+func newReconcileCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Work the queue of effects whose outcome is unknown (operator key)",
+		Long: "An effect whose provider may have acted without maestro recording the answer is\n" +
+			"held for reconciliation: nothing is sent for it again until its outcome is known.\n" +
+			"Twilio messages are searched for automatically; what cannot be searched (SES email)\n" +
+			"and every money effect waits here for a human's recorded decision.",
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the effects held for reconciliation, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := g.client().Reconciliations(cmd.Context())
+			if err != nil {
+				return refusalOr(cmd, g, err)
+			}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "OPERATION KEY\tTOOL\tEFFECT\tSEARCHABLE\tHELD SINCE\tWHY")
+			for _, r := range out.Reconciliations {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, r.Searchable, r.UpdatedAt.Format("2006-01-02 15:04:05Z"), r.Reason)
+			}
+			return tw.Flush()
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show KEY",
+		Short: "Show a held effect: the call it made, why it is held, and its reconciliation log",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			r, err := g.client().Reconciliation(cmd.Context(), pos[0])
+			return printReconciliation(cmd, g, r, err)
+		},
+	}
+	check := &cobra.Command{
+		Use:   "check KEY",
+		Short: "Search the provider's records again; settles the effect only if they prove its outcome",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			r, err := g.client().CheckReconciliation(cmd.Context(), pos[0])
+			return printReconciliation(cmd, g, r, err)
+		},
+	}
+	var outcome, reason string
+	resolve := &cobra.Command{
+		Use:   "resolve KEY --outcome delivered|not-delivered --reason TEXT",
+		Short: "Record your decision on a held effect",
+		Long: "delivered records the effect as done on your word: its receipt is marked\n" +
+			"human-attested, and the agent is not told the provider confirmed it.\n" +
+			"not-delivered records that it did not happen, so a new operation key may try again.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			var o string
+			switch outcome {
+			case "delivered":
+				o = apitype.OutcomeDelivered
+			case "not-delivered", "not_delivered":
+				o = apitype.OutcomeNotDelivered
+			default:
+				return fmt.Errorf("--outcome must be delivered or not-delivered, got %q", outcome)
+			}
+			r, err := g.client().ResolveReconciliation(cmd.Context(), pos[0], o, reason)
+			return printReconciliation(cmd, g, r, err)
+		},
+	}
+	resolve.Flags().StringVar(&outcome, "outcome", "", "delivered or not-delivered")
+	resolve.Flags().StringVar(&reason, "reason", "", "what you checked, and where; recorded in the log")
+	_ = resolve.MarkFlagRequired("outcome")
+	_ = resolve.MarkFlagRequired("reason")
+	cmd.AddCommand(list, show, check, resolve)
+	return cmd
+}
+
+func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliation, err error) error {
+	if err != nil {
+		return refusalOr(cmd, g, err)
+	}
+	w := cmd.OutOrStdout()
+	if g.json {
+		return printJSON(w, r)
+	}
+	fmt.Fprintf(w, "key         %s\nstatus      %s\ntool        %s (%s)\ninvocation  %s\nattempts    %d\nclaimed     %s\nsearchable  %t\n",
+		r.OperationKey, r.Status, r.Tool, r.Effect, r.InvocationID, r.Attempts, r.ClaimedAt.Format("2006-01-02 15:04:05Z"), r.Searchable)
+	if r.Reason != "" {
+		fmt.Fprintf(w, "why         %s\n", r.Reason)
+	}
+	if len(r.Request) > 0 {
+		fmt.Fprintf(w, "request     %s\n", r.Request)
+	}
+	if rc := r.Receipt; rc != nil {
+		fmt.Fprintf(w, "receipt     %s %s (%s)\n", rc.Provider, rc.ID, rc.Status)
+	}
+	for _, e := range r.Events {
+		fmt.Fprintf(w, "  %s  %-13s %s: %s\n", e.At.Format("15:04:05.000"), e.Kind, e.Actor, e.Reason)
+	}
+	return nil
+}

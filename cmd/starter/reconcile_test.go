@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/daemon"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/temporalx/devtemporal"
+	"github.com/maestro-run/maestro/tools"
+)
+
+func TestCLIReconcile(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	d, err := daemon.Start(t.Context(), daemon.Config{
+		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+	const key = "cli-3:mail"
+	holdEmail(t, d.Store(), key)
+
+	out, _, code := run(t, append(ops, "reconcile", "list")...)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, key)
+	require.Contains(t, out, "email_property_manager")
+
+	out, _, code = run(t, append(ops, "reconcile", "check", key)...)
+	require.Equal(t, 3, code, "SES cannot be searched: %s", out)
+	require.Contains(t, out, string(mt.CodeOutcomeUnknown))
+
+	_, errOut, code := run(t, append(ops, "reconcile", "resolve", key, "--outcome", "maybe", "--reason", "r")...)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "--outcome")
+
+	out, _, code = run(t, append(ops, "reconcile", "resolve", key, "--outcome", "not-delivered", "--reason", "absent from the SES sending log", "--json")...)
+	require.Equal(t, 0, code, out)
+	var r apitype.Reconciliation
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, string(mt.EffectFailed), r.Status)
+	require.Equal(t, "not_delivered", r.Events[len(r.Events)-1].Kind)
+
+	out, _, code = run(t, append(ops, "reconcile", "resolve", key, "--outcome", "delivered", "--reason", "changed my mind")...)
+	require.Equal(t, 3, code, "decided once: %s", out)
+	require.Contains(t, out, string(mt.CodeNotHeld))
+
+	shown, _, code := run(t, append(ops, "reconcile", "show", key)...)
+	require.Equal(t, 0, code, shown)
+	require.Contains(t, shown, "operator:demo-manager: absent from the SES sending log")
+}
+
+// holdEmail leaves an email held for reconciliation, as a lost SES answer
+// would, without waiting out a provider timeout.
+func holdEmail(t *testing.T, s store.Store, key string) {
+	t.Helper()
+	ctx := t.Context()
+	args := json.RawMessage(`{"summary":"No heat","tenant_id":"t_100"}`)
+	inv, _, err := s.InvocationInsert(ctx, store.Invocation{
+		OperationKey: key, SessionID: "cli-3", AgentID: "voice-agent", Tool: "email_property_manager",
+		Args: args, ArgsHash: "h", Route: mt.RouteWrite, State: mt.InvocationRunning,
+	})
+	require.NoError(t, err)
+	_, err = s.EffectClaim(ctx, store.EffectClaimParams{
+		OperationKey: key, InvocationID: inv.ID, Tool: "email_property_manager", PayloadHash: "h",
+		Owner: "worker-1", LeaseTTL: time.Minute,
+		BeforeState: json.RawMessage(`{"kind":"ses_email","settings":{"to":"pm@demo-properties.example","subject":"s","body":"No heat"}}`),
+	})
+	require.NoError(t, err)
+	_, err = s.EffectReconcile(ctx, store.EffectReconcileParams{
+		OperationKey: key, Owner: "worker-1", Status: mt.EffectNeedsReconciliation, Error: "SES did not answer",
+		Result: &mt.Observation{Status: mt.StatusPending, Summary: "held"},
+		Event:  store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:worker-1", Reason: "SES did not answer"},
+	})
+	require.NoError(t, err)
+}

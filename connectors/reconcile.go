@@ -1,0 +1,63 @@
+package connectors
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotSearchable means the provider keeps no record of sent effects that
+// maestro can read back (SES, say), so a lost answer can only be settled by
+// a human.
+var ErrNotSearchable = errors.New("the provider's records cannot be searched for this call")
+
+// Lookup is what a provider's own records say about a call whose answer was
+// lost.
+type Lookup struct {
+	// Matches are the provider's records of effects matching the call, each
+	// as the Result the call itself would have returned, receipt included.
+	Matches []Result
+	// Complete reports whether the search covered every record that could
+	// match. Only a complete search that matched nothing is evidence that
+	// the call had no effect; an incomplete one proves nothing either way.
+	Complete bool
+}
+
+// Reconciler is a connector whose provider can be searched for the effect of
+// a call, so an unknown outcome can be settled from the provider's records
+// instead of by resending.
+type Reconciler interface {
+	// Lookup searches the provider for effects of call made at or after
+	// since. since should lie before the earliest moment the call could
+	// have been sent, with room for the provider's clock to differ from ours.
+	Lookup(ctx context.Context, call Call, since time.Time) (Lookup, error)
+}
+
+// Lookup runs the lookup of the connector registered for call.Kind. A
+// connector that cannot search its provider answers ErrNotSearchable.
+func (s Set) Lookup(ctx context.Context, call Call, since time.Time) (Lookup, error) {
+	c, ok := s[call.Kind]
+	if !ok {
+		return Lookup{}, &Error{Class: ClassInvalid, Message: fmt.Sprintf("no connector is configured for kind %q", call.Kind)}
+	}
+	r, ok := c.(Reconciler)
+	if !ok {
+		return Lookup{}, fmt.Errorf("%w (connector %s)", ErrNotSearchable, call.Kind)
+	}
+	return r.Lookup(ctx, call, since)
+}
+
+// digest identifies a message body without carrying its text, so what a
+// lookup compares and reports never holds the personal data a body may.
+func digest(body string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(body))
+}
+
+// Searchable reports whether the connector for kind can search its
+// provider's records.
+func (s Set) Searchable(kind Kind) bool {
+	_, ok := s[kind].(Reconciler)
+	return ok
+}

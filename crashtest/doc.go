@@ -1,0 +1,12 @@
+// Package crashtest proves maestro's promise at its most fragile point: a
+// worker killed after a provider accepted an effect and before the ledger
+// recorded it. Its test, run by `make crashtest`, runs the worker as its
+// own OS process, built with failpoints, against a Temporal server, a
+// PostgreSQL ledger and provider stand-ins that outlive it; kills it with
+// SIGKILL at that seam; restarts it; and counts the effects at the
+// receivers. A control run with reconciliation and idempotency keys turned
+// off must count every effect twice, or the test proves nothing.
+//
+// The test is behind the "crashtest" build tag: it builds a binary and
+// takes about a minute, so it runs from its own make target.
+package crashtest

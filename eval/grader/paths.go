@@ -1,0 +1,134 @@
+package grader
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/maestro-run/maestro/connectors"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/standin/fault"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Path is one way a call can go wrong.
+type Path string
+
+const (
+	Unreachable Path = "unreachable"
+	Timeout     Path = "timeout"
+	Rejected    Path = "4xx"
+	Unavailable Path = "5xx"
+	AuthFailure Path = "auth failure"
+	InvalidArgs Path = "invalid args"
+)
+
+// Paths are every error path, in the order they are reported.
+var Paths = []Path{Unreachable, Timeout, Rejected, Unavailable, AuthFailure, InvalidArgs}
+
+// Outcome is the status and code an observation must carry.
+type Outcome struct {
+	Status mt.Status
+	Code   mt.Code
+}
+
+// expected is what the agent must be told on path p. Only a timeout leaves
+// an effect's fate unknown: a write may have happened, so it is pending
+// reconciliation; a read changed nothing either way, so it is an error.
+func (p Path) expected(performsEffect bool) Outcome {
+	switch p {
+	case Timeout:
+		if performsEffect {
+			return Outcome{mt.StatusPending, mt.CodeOutcomeUnknown}
+		}
+		return Outcome{mt.StatusError, mt.CodeProviderUnavailable}
+	case Rejected:
+		return Outcome{mt.StatusError, mt.CodeProviderRejected}
+	case AuthFailure:
+		return Outcome{mt.StatusError, mt.CodeProviderAuth}
+	case InvalidArgs:
+		return Outcome{mt.StatusError, mt.CodeInvalidArgs}
+	default: // Unreachable, Unavailable: retried, then given up on
+		return Outcome{mt.StatusError, mt.CodeProviderUnavailable}
+	}
+}
+
+// persistent outlasts every attempt the workflow's retry policy allows, so
+// a fault that should be retried is still there on the last attempt.
+var persistent = int(workflows.ActivityRetry.MaximumAttempts) * 2
+
+// arrangement is what a path may change before a run: the stand-ins'
+// faults, the connectors' endpoints and credentials, and the arguments.
+type arrangement struct {
+	set      *standin.Set
+	target   Target
+	twilio   *connectors.TwilioConfig
+	ses      *connectors.SESConfig
+	services map[string]connectors.HTTPService
+	args     string
+}
+
+func (p Path) arrange(a *arrangement) error {
+	faults := a.target.Provider.faults(a.set)
+	switch p {
+	case Unreachable:
+		url, err := closedPort()
+		if err != nil {
+			return err
+		}
+		a.pointAt(url)
+	case Timeout:
+		// Held before the provider acts and past the connector's timeout:
+		// the answer never comes, and nothing at the provider says whether
+		// the call arrived.
+		return faults.Add(fault.Rule{Action: fault.Hang})
+	case Rejected:
+		return faults.Add(fault.Rule{Action: fault.Fail, Status: http.StatusBadRequest, Times: persistent})
+	case Unavailable:
+		return faults.Add(fault.Rule{Action: fault.Fail, Status: http.StatusServiceUnavailable, Times: persistent})
+	case AuthFailure:
+		// Real credentials, wrong secret: the stand-in refuses them as the
+		// provider would, with its own status and error code.
+		a.twilio.AuthToken = "wrong" + a.twilio.AuthToken
+		a.ses.SecretAccessKey = "wrong/" + a.ses.SecretAccessKey
+		for name, svc := range a.services {
+			svc.Token = "sk_test_wrong"
+			a.services[name] = svc
+		}
+	case InvalidArgs:
+		a.args = a.target.BadArgs
+	default:
+		return fmt.Errorf("unknown path %q", p)
+	}
+	return nil
+}
+
+// pointAt sends the target's provider traffic to url.
+func (a *arrangement) pointAt(url string) {
+	switch a.target.Provider {
+	case Twilio:
+		a.twilio.BaseURL = url
+	case SES:
+		a.ses.Endpoint = url
+	default:
+		for name, svc := range a.services {
+			svc.BaseURL = url
+			a.services[name] = svc
+		}
+	}
+}
+
+// closedPort returns the URL of a loopback port nothing listens on: the
+// kernel hands it out, and it is closed again at once.
+func closedPort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("error finding a closed port: %w", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return "", fmt.Errorf("error closing port %s: %w", addr, err)
+	}
+	return "http://" + addr, nil
+}

@@ -1,0 +1,105 @@
+package grader
+
+import (
+	"fmt"
+	"strings"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Graded is what one run of a path left behind.
+type Graded struct {
+	// Observation is what the agent was told, as the ledger recorded it.
+	Observation mt.Observation
+	// Expected is the status and code the path calls for.
+	Expected Outcome
+	// Effects counts what the stand-ins hold after the run: messages,
+	// emails, work orders and refunds, read from the receivers themselves.
+	Effects int
+}
+
+// Rule is one deterministic check of a run. Check returns "" when the run
+// passes, or what is wrong.
+type Rule struct {
+	Name  string
+	Check func(Graded) string
+}
+
+// Violation is a rule a run broke.
+type Violation struct {
+	Rule   string `json:"rule"`
+	Detail string `json:"detail"`
+}
+
+// Rules are the recovery contract every error path must keep.
+var Rules = []Rule{
+	{"status", func(g Graded) string {
+		// Anything else tells the agent something worked.
+		if s := g.Observation.Status; s != mt.StatusError && s != mt.StatusPending {
+			return fmt.Sprintf("status %q; a failed call must be error or pending", s)
+		}
+		return ""
+	}},
+	{"code", func(g Graded) string {
+		got := Outcome{g.Observation.Status, g.Observation.Code}
+		if got != g.Expected {
+			return fmt.Sprintf("%s/%s, want %s/%s", got.Status, got.Code, g.Expected.Status, g.Expected.Code)
+		}
+		return ""
+	}},
+	{"next-actions", func(g Graded) string {
+		n := g.Observation.NextActions
+		if n == nil {
+			return "no next_actions"
+		}
+		var missing []string
+		for _, f := range []struct{ name, text string }{
+			{"root_cause", n.RootCause}, {"remediation", n.Remediation}, {"stop_condition", n.StopCondition},
+		} {
+			if strings.TrimSpace(f.text) == "" {
+				missing = append(missing, f.name)
+			}
+		}
+		if len(missing) > 0 {
+			return "empty " + strings.Join(missing, ", ")
+		}
+		return ""
+	}},
+	{"no-receipt", func(g Graded) string {
+		if r := g.Observation.Receipt; r != nil {
+			return fmt.Sprintf("carries a receipt from %s (%s)", r.Provider, r.ID)
+		}
+		return ""
+	}},
+	{"no-claim", func(g Graded) string {
+		// What the agent says and reads must not tell the person it worked.
+		for _, f := range []struct{ name, text string }{
+			{"wording", g.Observation.Wording}, {"summary", g.Observation.Summary},
+		} {
+			if tools.PromisesDelivery(f.text) {
+				return fmt.Sprintf("%s %q claims the effect", f.name, f.text)
+			}
+		}
+		return ""
+	}},
+	{"no-effect", func(g Graded) string {
+		// An error says nothing was done; the receivers must agree. A
+		// pending outcome is unknown by definition, so it is not counted.
+		if g.Observation.Status == mt.StatusError && g.Effects != 0 {
+			return fmt.Sprintf("the observation is an error, but the providers hold %d effect(s)", g.Effects)
+		}
+		return ""
+	}},
+}
+
+// Grade checks a run against every rule.
+func Grade(g Graded) []Violation {
+	var out []Violation
+	for _, r := range Rules {
+		if why := r.Check(g); why != "" {
+			out = append(out, Violation{Rule: r.Name, Detail: why})
+		}
+	}
+	return out
+}
