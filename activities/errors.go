@@ -1,6 +1,8 @@
 package activities
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 )
@@ -22,4 +24,18 @@ func nonRetryable(errType string, err error) error {
 
 func retryable(errType string, err error) error {
 	return temporal.NewApplicationErrorWithCause(err.Error(), errType, err)
+}
+
+// leaseBusy asks Temporal to retry just after another attempt's lease
+// expires, when this attempt can take the key over and reconcile it.
+func leaseBusy(expires time.Time) error {
+	wait := time.Until(expires) + time.Second
+	if wait < time.Second {
+		wait = time.Second
+	}
+	if wait > time.Minute {
+		wait = time.Minute
+	}
+	return temporal.NewApplicationErrorWithOptions("another attempt holds the lease on this operation key", ErrTypeLeaseBusy,
+		temporal.ApplicationErrorOptions{NextRetryDelay: wait})
 }

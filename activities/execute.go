@@ -105,7 +105,10 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 	case store.ClaimConflict:
 		return outcome(mt.InvocationFailed, keyReusedObservation(tool, in))
 	case store.ClaimBusy:
-		return workflows.InvocationResult{}, retryable(ErrTypeLeaseBusy, errors.New("another attempt holds the lease on this operation key"))
+		// Retry when the lease can have expired, not on the usual backoff:
+		// if its holder died, backing off by seconds would spend every
+		// attempt before the lease runs out and strand the call.
+		return workflows.InvocationResult{}, leaseBusy(claim.Effect.LeaseExpiresAt)
 	case store.ClaimTakeover:
 		// An earlier attempt died with the call perhaps in flight: find
 		// out what the provider did before anything is sent again.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
+	"github.com/maestro-run/maestro/internal/failpoint"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
@@ -75,6 +76,9 @@ func (a *Activities) Compensate(ctx context.Context, step workflows.UndoStep) (w
 	if res.State != mt.InvocationSucceeded {
 		return a.undoDone(ctx, out, store.UndoFailed, res.Observation.Summary, nil)
 	}
+	// Mid-saga: the provider has undone the effect and the undo entry does
+	// not know yet. The crash test kills the worker here.
+	failpoint.Inject(failpoint.AfterCompensation)
 	return a.undoDone(ctx, out, store.UndoCompensated, res.Observation.Summary, res.Observation.Receipt)
 }
 

@@ -252,6 +252,9 @@ func (g *Gate) start(ctx context.Context, in workflows.InvocationInput) error {
 		TaskQueue:                g.cfg.TaskQueue,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// The API and the worker share a process, so the first workflow task
+		// can run here without a round trip through matching (ADR 8).
+		EnableEagerStart: true,
 	}, workflows.InvocationWorkflowName, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err != nil && !errors.As(err, &started) {

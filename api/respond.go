@@ -29,9 +29,9 @@ func writeRefusal(w http.ResponseWriter, r *admission.Refusal) {
 func internalRefusal() *admission.Refusal {
 	return &admission.Refusal{HTTPStatus: http.StatusInternalServerError, Observation: observation.Error(observation.Failure{
 		Code:          mt.CodeInternal,
-		Summary:       "maestro hit an internal error; the call's outcome is recorded in the ledger",
+		Summary:       "maestro could not finish admitting or answering the call",
 		RootCause:     "An internal error, logged by the server.",
-		Remediation:   "Retry the same request with the same operation key: it is safe and returns the recorded outcome.",
+		Remediation:   "Retry the same request with the same operation key: it is safe, never runs the effect twice, and picks up where this attempt stopped.",
 		StopCondition: "Stop after three failures and hand over to a human.",
 	}, &mt.Source{System: "maestro"})}
 }

@@ -21,6 +21,10 @@ type Config struct {
 	Temporal client.Client
 	// Reconciler settles effects held for reconciliation.
 	Reconciler Reconciler
+	// TwilioAuthToken verifies X-Twilio-Signature on Twilio's status
+	// callbacks: the auth token of the account maestro sends from.
+	// Optional: without it every callback is refused.
+	TwilioAuthToken string
 	// WaitTimeout is how long POST /v1/invocations waits for a result
 	// before answering 202. Optional: default 15s.
 	WaitTimeout time.Duration
@@ -105,6 +109,7 @@ var Routes = []string{
 	"POST /v1/sessions/{id}/rollback",
 	"POST /v1/sessions/{id}/resolve",
 	"POST /v1/sessions/{id}/end",
+	"POST /v1/webhooks/twilio/status",
 }
 
 func (s *Server) routes() {
@@ -127,6 +132,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/sessions/{id}/rollback", s.agentOrOps(s.handleRollback))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/resolve", s.agentOrOps(s.handleResolve))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/end", s.agentOrOps(s.handleEnd))
+	s.mux.HandleFunc("POST /v1/webhooks/twilio/status", s.handleTwilioStatus)
 	s.mux.HandleFunc("/", s.handleNotFound)
 }
 

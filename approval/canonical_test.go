@@ -159,5 +159,13 @@ func FuzzCanonicalize(f *testing.F) {
 		require.NoError(t, err, "canonical form %q refused", c)
 		require.Equal(t, string(c), string(again), "not idempotent")
 		require.Equal(t, h, h2)
+
+		// Equal values hash equally however they are written.
+		variant, err := restate(c)
+		require.NoError(t, err)
+		vc, vh, err := approval.Canonicalize(variant)
+		require.NoError(t, err, "restated form %q refused", variant)
+		require.Equal(t, string(c), string(vc), "restated %q", variant)
+		require.Equal(t, h, vh)
 	})
 }

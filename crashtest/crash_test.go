@@ -72,8 +72,10 @@ type harness struct {
 	catalog  string
 }
 
-func TestCrashAtTheSeam(t *testing.T) {
-	start := time.Now()
+// newHarness builds the failpoint worker and starts a Temporal server for
+// the test's lifetime.
+func newHarness(t *testing.T) *harness {
+	t.Helper()
 	h := &harness{bin: buildWorker(t), catalog: filepath.Join(t.TempDir(), "catalog.yaml")}
 	require.NoError(t, os.WriteFile(h.catalog, tools.DemoCatalogYAML, 0o600))
 	port, err := devtemporal.FindFreePort()
@@ -84,6 +86,12 @@ func TestCrashAtTheSeam(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop() })
 	h.temporal = srv.HostPort()
+	return h
+}
+
+func TestCrashAtTheSeam(t *testing.T) {
+	start := time.Now()
+	h := newHarness(t)
 
 	// The scenarios share the Temporal server on task queues of their own,
 	// and run side by side: each spends most of its time waiting for

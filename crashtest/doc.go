@@ -5,8 +5,11 @@
 // PostgreSQL ledger and provider stand-ins that outlive it; kills it with
 // SIGKILL at that seam; restarts it; and counts the effects at the
 // receivers. A control run with reconciliation and idempotency keys turned
-// off must count every effect twice, or the test proves nothing.
+// off must count every effect twice, or the test proves nothing. A second
+// test kills the worker in the middle of a rollback, after the first
+// compensation reached the provider, and proves that the saga resumes on
+// restart and cancels each effect exactly once.
 //
-// The test is behind the "crashtest" build tag: it builds a binary and
-// takes about a minute, so it runs from its own make target.
+// The tests are behind the "crashtest" build tag: they build a binary and
+// take about two minutes, so they run from their own make target.
 package crashtest

@@ -67,6 +67,8 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		WaitTimeout: cfg.WaitTimeout,
 		TokenTTL:    cfg.TokenTTL,
 		Logger:      cfg.Logger,
+
+		TwilioAuthToken: d.twilioAuthToken(),
 	})
 	if err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ type Config struct {
 	TokenTTL time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
+	// TwilioAuthToken verifies Twilio's status callbacks: see api.Config.
+	// Optional.
+	TwilioAuthToken string
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -103,6 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
+		TwilioAuthToken: cfg.TwilioAuthToken,
 	})
 	if err != nil {
 		w.Stop()

@@ -158,6 +158,11 @@ type Store interface {
 	// provider ID id, oldest first: whom the ledger already credits with a
 	// provider's record.
 	EffectListByReceiptID(ctx context.Context, id string) ([]Effect, error)
+	// EffectReceiptStatusUpdate sets the status of every receipt carrying
+	// the provider ID id, as a provider's status callback reports it, and
+	// returns the effects updated (empty when none carries id). The effect's
+	// own status is untouched: a receipt already proved the effect happened.
+	EffectReceiptStatusUpdate(ctx context.Context, id, status string) ([]Effect, error)
 	// ReconciliationEventInsert logs a finding that changes no effect: a
 	// complete search that found nothing before a resend ('absent'), or a
 	// replay under the provider's idempotency key ('replayed'). Findings

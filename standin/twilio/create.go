@@ -33,6 +33,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.store.add(m)
+	if m.StatusCallback != "" {
+		go s.sendStatusCallbacks(m)
+	}
 	writeJSON(w, http.StatusCreated, m.resource())
 }
 

@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPlanGivesEachCallerItsOwnSessions(t *testing.T) {
+	t.Parallel()
+	calls := plan("p", 7, 2, 2)
+	require.Len(t, calls, 7)
+	keys := map[string]bool{}
+	perSession := map[string]int{}
+	for i, c := range calls {
+		require.Equal(t, i%2, c.caller)
+		keys[c.key] = true
+		perSession[c.session]++
+	}
+	require.Len(t, keys, 7, "operation keys are unique")
+	// Caller 0 makes calls 0, 2, 4, 6: two sessions of two calls.
+	require.Equal(t, map[string]int{"p-w0-s0": 2, "p-w0-s1": 2, "p-w1-s0": 2, "p-w1-s1": 1}, perSession)
+}
+
+func TestPercentileIsNearestRank(t *testing.T) {
+	t.Parallel()
+	var d []time.Duration
+	for i := 1; i <= 40; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	require.Equal(t, 20*time.Millisecond, percentile(d, 50))
+	require.Equal(t, 38*time.Millisecond, percentile(d, 95))
+	require.Equal(t, 40*time.Millisecond, percentile(d, 99), "with fewer than 100 samples p99 is the maximum")
+	require.Equal(t, 7*time.Millisecond, percentile([]time.Duration{7 * time.Millisecond}, 50))
+}
+
+func TestParseFlags(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseFlags("bench", []string{"-concurrency", "1,8", "-calls", "10, 80", "-only", "maestro,temporal/read"})
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 8}, cfg.Concurrency)
+	require.Equal(t, []int{10, 80}, cfg.Calls)
+	require.Equal(t, []string{"maestro", "temporal/read"}, cfg.Only)
+	require.NoError(t, cfg.WithDefaults().validate())
+
+	_, err = ParseFlags("bench", []string{"-calls", "ten"})
+	require.Error(t, err)
+	cfg, err = ParseFlags("bench", []string{"-concurrency", "1,16,64", "-calls", "40"})
+	require.NoError(t, err)
+	require.ErrorContains(t, cfg.WithDefaults().validate(), "one call count per concurrency")
+}
