@@ -15,6 +15,7 @@ import (
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/store/storetest"
@@ -47,13 +48,7 @@ func setup(t *testing.T) *fixture {
 
 	cat, err := tools.Load(tools.DemoCatalogYAML)
 	require.NoError(t, err)
-	rows := cat.RegistryRows()
-	reg := make([]store.ToolRegistryRow, len(rows))
-	for i, r := range rows {
-		reg[i] = store.ToolRegistryRow{Name: r.Name, Effect: r.Effect, Delivery: r.Delivery, Reversibility: r.Reversibility,
-			CompensationTool: r.CompensationTool, ApproverRole: r.ApproverRole, ConnectorKind: string(r.ConnectorKind), Owner: r.Owner, CatalogHash: r.CatalogHash}
-	}
-	require.NoError(t, st.ToolRegistrySync(t.Context(), reg))
+	require.NoError(t, st.ToolRegistrySync(t.Context(), service.RegistryRows(cat)))
 
 	sins, err := standin.Start()
 	require.NoError(t, err)

@@ -64,20 +64,31 @@ func NewTwilio(cfg TwilioConfig) (*Twilio, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	rt, err := newRewriteTransport(cfg.BaseURL, nil)
+	api, err := NewTwilioAPI(cfg.BaseURL, cfg.AccountSID, cfg.AuthToken, cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Twilio{api: api, from: cfg.From}, nil
+}
+
+// NewTwilioAPI builds a twilio-go API client for the Messages API at
+// baseURL, bounded by timeout since twilio-go ignores contexts. Readers
+// that check effects at Twilio build their own client with it, apart from
+// the connector that performed them.
+func NewTwilioAPI(baseURL, accountSID, authToken string, timeout time.Duration) (*twapi.ApiService, error) {
+	rt, err := newRewriteTransport(baseURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("twilio: %w", err)
 	}
 	httpClient := &http.Client{
 		Transport: rt,
-		Timeout:   cfg.Timeout,
+		Timeout:   timeout,
 		// Twilio answers directly; a redirect would be a misconfiguration.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	base := &twclient.Client{Credentials: twclient.NewCredentials(cfg.AccountSID, cfg.AuthToken), HTTPClient: httpClient}
-	base.SetAccountSid(cfg.AccountSID)
-	rc := twilio.NewRestClientWithParams(twilio.ClientParams{Client: base})
-	return &Twilio{api: rc.Api, from: cfg.From}, nil
+	base := &twclient.Client{Credentials: twclient.NewCredentials(accountSID, authToken), HTTPClient: httpClient}
+	base.SetAccountSid(accountSID)
+	return twilio.NewRestClientWithParams(twilio.ClientParams{Client: base}).Api, nil
 }
 
 // Do sends one SMS. Twilio's Messages API accepts no idempotency key, so

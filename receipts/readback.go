@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/twilio/twilio-go"
-	twclient "github.com/twilio/twilio-go/client"
 	twapi "github.com/twilio/twilio-go/rest/api/v2010"
+
+	"github.com/maestro-run/maestro/connectors"
 )
 
 // Evidence is what a provider's own API says about an effect. Reading it
@@ -49,18 +48,11 @@ func (r *Reader) httpClient() *http.Client {
 
 // TwilioMessage fetches a message by SID with twilio-go.
 func (r *Reader) TwilioMessage(sid string) (Evidence, error) {
-	base, err := url.Parse(r.TwilioURL)
-	if err != nil || base.Host == "" {
-		return Evidence{}, fmt.Errorf("error reading Twilio message %s: bad Twilio URL %q", sid, r.TwilioURL)
+	api, err := connectors.NewTwilioAPI(r.TwilioURL, r.TwilioAccountSID, r.TwilioAuthToken, 10*time.Second)
+	if err != nil {
+		return Evidence{}, fmt.Errorf("error reading Twilio message %s: %w", sid, err)
 	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		out := req.Clone(req.Context())
-		out.URL.Scheme, out.URL.Host, out.Host = base.Scheme, base.Host, base.Host
-		return http.DefaultTransport.RoundTrip(out)
-	})}
-	c := &twclient.Client{Credentials: twclient.NewCredentials(r.TwilioAccountSID, r.TwilioAuthToken), HTTPClient: hc}
-	c.SetAccountSid(r.TwilioAccountSID)
-	msg, err := twilio.NewRestClientWithParams(twilio.ClientParams{Client: c}).Api.FetchMessage(sid, &twapi.FetchMessageParams{})
+	msg, err := api.FetchMessage(sid, &twapi.FetchMessageParams{})
 	if err != nil {
 		return Evidence{}, fmt.Errorf("error reading Twilio message %s: %w", sid, err)
 	}
@@ -122,10 +114,6 @@ func (r *Reader) getJSON(ctx context.Context, u, token string, out any) error {
 	}
 	return json.Unmarshal(raw, out)
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func deref(s *string) string {
 	if s == nil {

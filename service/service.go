@@ -77,7 +77,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Catalog == nil || cfg.Temporal == nil || cfg.Connectors == nil {
 		return nil, errors.New("service: store, catalog, Temporal client and connectors are required")
 	}
-	if err := cfg.Store.ToolRegistrySync(ctx, registryRows(cfg.Catalog)); err != nil {
+	if err := cfg.Store.ToolRegistrySync(ctx, RegistryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
 	}
 	gate, err := admission.New(admission.Config{
@@ -148,7 +148,9 @@ func (s *Service) Stop(ctx context.Context) error {
 	return err
 }
 
-func registryRows(c *tools.Catalog) []store.ToolRegistryRow {
+// RegistryRows is the catalog as mirrored into the ledger's tool_registry,
+// which the audit reads next to the approval records.
+func RegistryRows(c *tools.Catalog) []store.ToolRegistryRow {
 	rows := c.RegistryRows()
 	out := make([]store.ToolRegistryRow, len(rows))
 	for i, r := range rows {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -56,7 +57,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
 	}
-	if err := cfg.Store.ToolRegistrySync(ctx, registry(cat)); err != nil {
+	if err := cfg.Store.ToolRegistrySync(ctx, service.RegistryRows(cat)); err != nil {
 		return nil, fmt.Errorf("error mirroring the catalog into the ledger: %w", err)
 	}
 	for _, t := range Targets {
@@ -91,18 +92,4 @@ func (g *grader) path(ctx context.Context, target Target, path Path) PathResult 
 		res.Results = append(res.Results, run)
 	}
 	return res
-}
-
-// registry mirrors the catalog's rows as the service does at start.
-func registry(cat *tools.Catalog) []store.ToolRegistryRow {
-	rows := cat.RegistryRows()
-	out := make([]store.ToolRegistryRow, len(rows))
-	for i, r := range rows {
-		out[i] = store.ToolRegistryRow{
-			Name: r.Name, Effect: r.Effect, Delivery: r.Delivery, Reversibility: r.Reversibility,
-			CompensationTool: r.CompensationTool, ApproverRole: r.ApproverRole, ConnectorKind: string(r.ConnectorKind),
-			Owner: r.Owner, CatalogHash: r.CatalogHash,
-		}
-	}
-	return out
 }

@@ -2,13 +2,11 @@ package reality
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"time"
 
-	"github.com/twilio/twilio-go"
-	twclient "github.com/twilio/twilio-go/client"
 	twapi "github.com/twilio/twilio-go/rest/api/v2010"
+
+	"github.com/maestro-run/maestro/connectors"
 )
 
 // listLimit bounds how many of a recipient's messages are searched for the
@@ -23,20 +21,11 @@ type twilioLister struct {
 }
 
 func newTwilioLister(baseURL, accountSID, authToken string, timeout time.Duration) (*twilioLister, error) {
-	base, err := url.Parse(baseURL)
-	if err != nil || base.Scheme == "" || base.Host == "" {
-		return nil, fmt.Errorf("error parsing Twilio URL %q: want scheme://host[:port]", baseURL)
+	api, err := connectors.NewTwilioAPI(baseURL, accountSID, authToken, timeout)
+	if err != nil {
+		return nil, err
 	}
-	// twilio-go always addresses api.twilio.com; send it to the
-	// configured endpoint instead, keeping path and query.
-	hc := &http.Client{Timeout: timeout, Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		out := req.Clone(req.Context())
-		out.URL.Scheme, out.URL.Host, out.Host = base.Scheme, base.Host, base.Host
-		return http.DefaultTransport.RoundTrip(out)
-	})}
-	c := &twclient.Client{Credentials: twclient.NewCredentials(accountSID, authToken), HTTPClient: hc}
-	c.SetAccountSid(accountSID)
-	return &twilioLister{api: twilio.NewRestClientWithParams(twilio.ClientParams{Client: c}).Api}, nil
+	return &twilioLister{api: api}, nil
 }
 
 // listed reports whether the message sid appears in to's message list.
@@ -52,7 +41,3 @@ func (l *twilioLister) listed(to, sid string) (bool, error) {
 	}
 	return false, nil
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
