@@ -41,7 +41,9 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 	var res InvocationResult
 	var err error
 	switch in.Route {
-	case maestrotype.RouteRead, maestrotype.RouteWrite, maestrotype.RouteCompensable:
+	case maestrotype.RouteRead:
+		err = executeRead(ctx, in).Get(ctx, &res)
+	case maestrotype.RouteWrite, maestrotype.RouteCompensable:
 		err = workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, false)).Get(ctx, &res)
 	case maestrotype.RouteDeferred:
 		err = workflow.ExecuteActivity(ctx, ActivityRecordDeferred, executeInput(in, false)).Get(ctx, &res)
@@ -56,6 +58,25 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 	}
 	state = res.State
 	return res, nil
+}
+
+// readLocalVersion marks invocations whose read runs as a local activity;
+// histories recorded before it replay the regular activity they hold.
+const readLocalVersion = "read-local-activity"
+
+// executeRead runs a read as a local activity: it changes nothing at the
+// provider, so repeating it after a crash is harmless, and it saves the
+// activity's task round trip and most of its history events (ADR 8).
+// Writes stay regular activities, visible on the server while in flight.
+func executeRead(ctx workflow.Context, in InvocationInput) workflow.Future {
+	if workflow.GetVersion(ctx, readLocalVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, false))
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: ActivityTimeout,
+		RetryPolicy:         ActivityRetry,
+	})
+	return workflow.ExecuteLocalActivity(lctx, ActivityExecute, executeInput(in, false))
 }
 
 // awaitApproval sleeps until a signal or the policy timeout wakes it, then
