@@ -6,8 +6,8 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
