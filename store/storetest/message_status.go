@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,6 +125,41 @@ func testMessageStatus(t *testing.T, setup setupFunc) {
 		// A replay of a status that was stale when first seen stays a replay.
 		_, outcome = record(t, ctx, s, report("SM_replay", mt.MessageSent))
 		require.Equal(t, store.MessageStatusReplayed, outcome)
+	})
+
+	t.Run("ConcurrentCallbacksSettleOnTheLatestStatus", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		statuses := []mt.MessageStatus{mt.MessageQueued, mt.MessageSending, mt.MessageSent, mt.MessageDelivered}
+		const copies = 3
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			outcomes = map[store.MessageStatusOutcome]int{}
+			errs     []error
+		)
+		for range copies {
+			for _, st := range statuses {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, outcome, err := s.MessageStatusRecord(ctx, report("SM_race", st))
+					mu.Lock()
+					defer mu.Unlock()
+					outcomes[outcome]++
+					errs = append(errs, err)
+				}()
+			}
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		require.Equal(t, len(statuses)*(copies-1), outcomes[store.MessageStatusReplayed], "each status is taken once: %v", outcomes)
+		require.Equal(t, 1, outcomes[store.MessageStatusRecorded], "%v", outcomes)
+		got, err := s.MessageStatusGet(ctx, "twilio", "SM_race")
+		require.NoError(t, err)
+		require.Equal(t, mt.MessageDelivered, got.Status)
 	})
 
 	t.Run("RefusesBadReports", func(t *testing.T) {
