@@ -62,7 +62,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
 		inv = s.wait(r.Context(), inv)
 	}
-	s.writeInvocation(w, inv, adm.ApprovalID)
+	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID)
 }
 
 // wait blocks until the invocation is final or WaitTimeout passes, then
@@ -110,12 +110,14 @@ func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 			approvalID = apr.ID
 		}
 	}
-	s.writeInvocation(w, inv, approvalID)
+	s.writeInvocation(r.Context(), w, inv, approvalID)
 }
 
 // writeInvocation answers 200 with the final observation, or 202 with a
-// pending one and a Retry-After hint.
-func (s *Server) writeInvocation(w http.ResponseWriter, inv store.Invocation, approvalID string) {
+// pending one and a Retry-After hint. A final observation comes with what
+// the provider reported about its message since, and a follow-up when that
+// contradicts it.
+func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv store.Invocation, approvalID string) {
 	body := apitype.Invocation{
 		InvocationID: inv.ID,
 		OperationKey: inv.OperationKey,
@@ -129,6 +131,11 @@ func (s *Server) writeInvocation(w http.ResponseWriter, inv store.Invocation, ap
 	}
 	if inv.State.Terminal() && inv.Observation != nil {
 		body.Observation = *inv.Observation
+		if ms, ok := s.messageStatus(ctx, inv); ok {
+			args, _ := tools.DecodeArgs(inv.Args)
+			body.Delivery = deliveryView(ms)
+			body.FollowUp = deliveryFailure(inv, ms, args)
+		}
 		writeJSON(w, http.StatusOK, body)
 		return
 	}

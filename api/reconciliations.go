@@ -23,8 +23,9 @@ type Reconciler interface {
 	Searchable(tool string) bool
 }
 
-// handleListReconciliations lists the effects held for a human, oldest
-// first: the queue ops works.
+// handleListReconciliations lists what ops must look at, oldest first:
+// the effects held for a human, then the sends the agent reported and
+// whose message the provider then reported undelivered.
 func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Request) {
 	effs, err := s.cfg.Store.EffectListByStatus(r.Context(), mt.EffectNeedsReconciliation, 200)
 	if err != nil {
@@ -32,11 +33,35 @@ func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Reques
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
-	out := apitype.ReconciliationList{Reconciliations: make([]apitype.Reconciliation, 0, len(effs))}
+	failed, err := s.cfg.Store.MessageStatusListFailed(r.Context(), 200)
+	if err != nil {
+		s.cfg.Logger.Error("could not list undelivered messages", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	out := apitype.ReconciliationList{Reconciliations: make([]apitype.Reconciliation, 0, len(effs)+len(failed))}
 	for _, e := range effs {
 		out.Reconciliations = append(out.Reconciliations, s.reconciliationView(e, nil))
 	}
+	for _, em := range failed {
+		out.Reconciliations = append(out.Reconciliations, s.undeliveredView(em))
+	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// undeliveredView shows a succeeded send whose message never arrived. It
+// is not held (nothing is unknown, and nothing may be resent under its
+// key); it is listed so ops can see who was told a text went out that did
+// not, and reach them another way.
+func (s *Server) undeliveredView(em store.EffectMessage) apitype.Reconciliation {
+	v := s.reconciliationView(em.Effect, nil)
+	v.Delivery = deliveryView(em.Message)
+	because := ""
+	if em.Message.ErrorCode != "" {
+		because = fmt.Sprintf(" (Twilio error %s)", em.Message.ErrorCode)
+	}
+	v.Reason = fmt.Sprintf("the agent was told the message was sent; Twilio then reported %s %s%s", em.Message.MessageID, em.Message.Status, because)
+	return v
 }
 
 func (s *Server) handleGetReconciliation(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +87,17 @@ func (s *Server) reconciliation(ctx context.Context, key string) (apitype.Reconc
 		s.cfg.Logger.Error("could not read reconciliation events", "err", err)
 		return apitype.Reconciliation{}, unavailableRefusal()
 	}
-	return s.reconciliationView(eff, events), nil
+	v := s.reconciliationView(eff, events)
+	if sid := receiptMessageSID(eff.Receipt); sid != "" {
+		ms, err := s.cfg.Store.MessageStatusGet(ctx, twilioProvider, sid)
+		switch {
+		case err == nil:
+			v.Delivery = deliveryView(ms)
+		case !errors.Is(err, store.ErrNotFound):
+			s.cfg.Logger.Error("could not read message status", "operation_key", key, "err", err)
+		}
+	}
+	return v, nil
 }
 
 // handleResolveReconciliation records a human's decision on a held effect.

@@ -25,6 +25,10 @@ type Config struct {
 	// callbacks: the auth token of the account maestro sends from.
 	// Optional: without it every callback is refused.
 	TwilioAuthToken string
+	// PublicURL is the base URL Twilio reaches maestro at, and so the one
+	// its status callbacks are signed over. Optional: default the URL each
+	// callback reached maestro at (Host, X-Forwarded-Proto).
+	PublicURL string
 	// WaitTimeout is how long POST /v1/invocations waits for a result
 	// before answering 202. Optional: default 15s.
 	WaitTimeout time.Duration

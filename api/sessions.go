@@ -15,6 +15,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -75,10 +76,25 @@ func (s *Server) sessionView(ctx context.Context, sess store.Session) (apitype.S
 	if err != nil {
 		return v, err
 	}
+	messages, err := s.cfg.Store.MessageStatusListBySession(ctx, sess.ID)
+	if err != nil {
+		return v, err
+	}
+	byKey := make(map[string]store.MessageStatus, len(messages))
+	for _, em := range messages {
+		byKey[em.Effect.OperationKey] = em.Message
+	}
 	for _, inv := range invs {
 		c := apitype.SessionCall{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State}
 		if inv.Observation != nil {
 			c.Summary = inv.Observation.Summary
+		}
+		if ms, ok := byKey[inv.OperationKey]; ok && inv.State == mt.InvocationSucceeded {
+			c.Delivery = deliveryView(ms)
+			args, _ := tools.DecodeArgs(inv.Args)
+			if f := deliveryFailure(inv, ms, args); f != nil {
+				c.FollowUp = f.Summary
+			}
 		}
 		if inv.State == mt.InvocationAwaitingApproval && v.State == mt.SessionActive {
 			v.State = mt.SessionAwaitingApproval

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/standin/twilio"
 	"github.com/maestro-run/maestro/store"
@@ -24,21 +25,15 @@ import (
 const statusPath = "/v1/webhooks/twilio/status"
 
 // The stand-in signs its callbacks as Twilio does; maestro verifies them
-// with twilio-go's validator and moves the receipt to what the carrier
-// reported last.
-func TestTwilioStatusCallbackFromTheStandInUpdatesTheReceipt(t *testing.T) {
+// with twilio-go's validator and keeps what the carrier reported last. The
+// stand-in posts its callbacks while it is still answering the send, so
+// they reach maestro before any ledger record names the message: they are
+// kept by SID and joined to the send once it settles.
+func TestTwilioStatusCallbackFromTheStandInIsKeptBeforeTheSendSettles(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	srv, _ := webhookServer(t, st, twilio.DefaultAuthToken)
-
-	// Twilio calls back only after it has answered the send, and maestro
-	// records the receipt from that answer; the gate holds callbacks until
-	// the receipt is in the ledger, as the two would be ordered in practice.
-	settled := make(chan struct{})
-	maestro := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-settled
-		srv.ServeHTTP(w, r)
-	}))
+	maestro := httptest.NewServer(srv)
 	t.Cleanup(maestro.Close)
 
 	tw, err := twilio.New(twilio.Options{})
@@ -47,33 +42,113 @@ func TestTwilioStatusCallbackFromTheStandInUpdatesTheReceipt(t *testing.T) {
 	t.Cleanup(provider.Close)
 
 	sid := sendWithCallback(t, provider.URL, maestro.URL+statusPath)
-	key := settleSMS(t, st, sid)
-	close(settled)
-
 	require.Eventually(t, func() bool {
-		eff, err := st.EffectGet(t.Context(), key)
-		return err == nil && eff.Receipt.Status == "delivered"
-	}, 5*time.Second, 20*time.Millisecond, "the delivered callback never reached the receipt")
+		ms, err := st.MessageStatusGet(t.Context(), "twilio", sid)
+		return err == nil && ms.Status == mt.MessageDelivered
+	}, 5*time.Second, 20*time.Millisecond, "the delivered callback was never kept")
+	effs, err := st.EffectListByReceiptID(t.Context(), sid)
+	require.NoError(t, err)
+	require.Empty(t, effs, "no ledger record names the message yet")
+
+	key := settleSMS(t, st, sid)
+	eff, err := st.EffectGet(t.Context(), key)
+	require.NoError(t, err)
+	ms, err := st.MessageStatusGet(t.Context(), "twilio", eff.Receipt.Fields["message_sid"])
+	require.NoError(t, err)
+	require.Equal(t, mt.MessageDelivered, ms.Status, "the early callback is found from the settled receipt")
 }
 
 func TestSignedTwilioStatusCallback(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	srv, _ := webhookServer(t, st, twilio.DefaultAuthToken)
-	key := settleSMS(t, st, "SM_signed")
+	settleSMS(t, st, "SM_signed")
 
 	resp := postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_signed", "delivered"), nil)
-	require.Equal(t, http.StatusNoContent, resp.Code)
-	require.Equal(t, "delivered", receiptStatus(t, st, key))
+	require.Equal(t, http.StatusOK, resp.Code)
+	require.Equal(t, apitype.StatusCallbackAck{MessageID: "SM_signed", Status: mt.MessageDelivered, Outcome: "recorded"}, ackOf(t, resp))
+	require.Equal(t, mt.MessageDelivered, messageStatus(t, st, "SM_signed"))
 
-	// A message no receipt carries is acknowledged, so Twilio does not
-	// retry it, and changes nothing.
+	// A message no receipt carries is kept and acknowledged, so Twilio does
+	// not retry it: its send may not have settled yet.
 	resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_elsewhere", "delivered"), nil)
-	require.Equal(t, http.StatusNoContent, resp.Code)
+	require.Equal(t, http.StatusOK, resp.Code)
 
-	resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_signed", "teleported"), nil)
-	require.Equal(t, http.StatusBadRequest, resp.Code, "a status Twilio never sends")
-	require.Equal(t, "delivered", receiptStatus(t, st, key))
+	for _, status := range []string{"teleported", "received", ""} {
+		resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_signed", status), nil)
+		require.Equal(t, http.StatusBadRequest, resp.Code, "status %q is not one an outbound message has", status)
+	}
+	resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("", "sent"), nil)
+	require.Equal(t, http.StatusBadRequest, resp.Code, "no MessageSid")
+	require.Equal(t, mt.MessageDelivered, messageStatus(t, st, "SM_signed"))
+}
+
+// An identical callback again, or any callback carrying an idempotency
+// token seen before, is answered 200 and changes nothing.
+func TestReplayedTwilioStatusCallbackChangesNothing(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	srv, _ := webhookServer(t, st, twilio.DefaultAuthToken)
+	settleSMS(t, st, "SM_replayed")
+
+	withToken := func(token string) func(*http.Request) {
+		return func(r *http.Request) { r.Header.Set("I-Twilio-Idempotency-Token", token) }
+	}
+	resp := postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_replayed", "sent"), withToken("tok-sent"))
+	require.Equal(t, "recorded", ackOf(t, resp).Outcome)
+	before, err := st.MessageStatusGet(t.Context(), "twilio", "SM_replayed")
+	require.NoError(t, err)
+
+	resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_replayed", "sent"), withToken("tok-sent"))
+	require.Equal(t, http.StatusOK, resp.Code)
+	require.Equal(t, apitype.StatusCallbackAck{MessageID: "SM_replayed", Status: mt.MessageSent, Outcome: "replayed"}, ackOf(t, resp))
+
+	// The token of a callback already taken, on another status, is a
+	// replay too: Twilio gives every request its own.
+	resp = postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_replayed", "failed"), withToken("tok-sent"))
+	require.Equal(t, http.StatusOK, resp.Code)
+	require.Equal(t, "replayed", ackOf(t, resp).Outcome)
+
+	after, err := st.MessageStatusGet(t.Context(), "twilio", "SM_replayed")
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a replay moved the status")
+}
+
+// Callbacks arrive out of order; a status never moves backwards.
+func TestOutOfOrderTwilioStatusCallbackKeepsTheLaterStatus(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	srv, _ := webhookServer(t, st, twilio.DefaultAuthToken)
+	settleSMS(t, st, "SM_ooo")
+
+	require.Equal(t, "recorded", ackOf(t, postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_ooo", "delivered"), nil)).Outcome)
+	resp := postCallback(t, srv, twilio.DefaultAuthToken, statusForm("SM_ooo", "sent"), nil)
+	require.Equal(t, http.StatusOK, resp.Code)
+	require.Equal(t, apitype.StatusCallbackAck{MessageID: "SM_ooo", Status: mt.MessageDelivered, Outcome: "stale"}, ackOf(t, resp))
+	require.Equal(t, mt.MessageDelivered, messageStatus(t, st, "SM_ooo"))
+}
+
+// With a public URL configured, the signature is checked over it, the URL
+// Twilio was given, whatever Host the request arrived with (a proxy in
+// front may rewrite it).
+func TestTwilioStatusCallbackIsVerifiedOverThePublicURL(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	srv, logs := webhookServerWith(t, st, func(c *Config) {
+		c.TwilioAuthToken = twilio.DefaultAuthToken
+		c.PublicURL = "https://maestro.example.com/"
+	})
+	form := statusForm("SM_public", "sent")
+
+	resp := postCallback(t, srv, twilio.DefaultAuthToken, form, nil)
+	require.Equal(t, http.StatusForbidden, resp.Code, "signed over the URL the request reached, not the one Twilio was given")
+	require.Contains(t, logs.String(), "https://maestro.example.com"+statusPath)
+
+	resp = postCallback(t, srv, twilio.DefaultAuthToken, form, func(r *http.Request) {
+		r.Header.Set("X-Twilio-Signature", twilio.Signature(twilio.DefaultAuthToken, "https://maestro.example.com"+statusPath, form))
+	})
+	require.Equal(t, http.StatusOK, resp.Code)
+	require.Equal(t, mt.MessageSent, messageStatus(t, st, "SM_public"))
 }
 
 func TestForgedTwilioStatusCallbackIsRefusedAndLogged(t *testing.T) {
@@ -102,14 +177,15 @@ func TestForgedTwilioStatusCallbackIsRefusedAndLogged(t *testing.T) {
 			t.Parallel()
 			st := storetest.SQLite(t)
 			srv, logs := webhookServer(t, st, twilio.DefaultAuthToken)
-			key := settleSMS(t, st, "SM_target")
+			settleSMS(t, st, "SM_target")
 
 			resp := postCallback(t, srv, twilio.DefaultAuthToken, form, forge)
 			require.Equal(t, http.StatusForbidden, resp.Code)
 			var body refusalBody
 			require.NoError(t, json.Unmarshal(resp.Body.Bytes(), &body))
 			require.Equal(t, mt.CodeUnauthorized, body.Observation.Code)
-			require.Equal(t, "queued", receiptStatus(t, st, key), "a forged callback moved the receipt")
+			_, err := st.MessageStatusGet(t.Context(), "twilio", "SM_target")
+			require.ErrorIs(t, err, store.ErrNotFound, "a forged callback was recorded")
 			require.Contains(t, logs.String(), "refused a Twilio status callback")
 		})
 	}
@@ -118,10 +194,11 @@ func TestForgedTwilioStatusCallbackIsRefusedAndLogged(t *testing.T) {
 		t.Parallel()
 		st := storetest.SQLite(t)
 		srv, _ := webhookServer(t, st, "")
-		key := settleSMS(t, st, "SM_target")
+		settleSMS(t, st, "SM_target")
 		resp := postCallback(t, srv, twilio.DefaultAuthToken, form, nil)
 		require.Equal(t, http.StatusForbidden, resp.Code, "nothing can be verified, so nothing is believed")
-		require.Equal(t, "queued", receiptStatus(t, st, key))
+		_, err := st.MessageStatusGet(t.Context(), "twilio", "SM_target")
+		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
 
@@ -129,15 +206,19 @@ func TestForgedTwilioStatusCallbackIsRefusedAndLogged(t *testing.T) {
 // Temporal, gate or reconciler. It returns the server and its log.
 func webhookServer(t *testing.T, st store.Store, token string) (*Server, *syncBuffer) {
 	t.Helper()
+	return webhookServerWith(t, st, func(c *Config) { c.TwilioAuthToken = token })
+}
+
+// webhookServerWith is webhookServer with the configuration edited by
+// configure.
+func webhookServerWith(t *testing.T, st store.Store, configure func(*Config)) (*Server, *syncBuffer) {
+	t.Helper()
 	cat, err := tools.Load(tools.DemoCatalogYAML)
 	require.NoError(t, err)
 	logs := &syncBuffer{}
-	s := &Server{cfg: Config{
-		Store:           st,
-		Catalog:         cat,
-		TwilioAuthToken: token,
-		Logger:          slog.New(slog.NewTextHandler(logs, nil)),
-	}.WithDefaults(), mux: http.NewServeMux()}
+	cfg := Config{Store: st, Catalog: cat, Logger: slog.New(slog.NewTextHandler(logs, nil))}
+	configure(&cfg)
+	s := &Server{cfg: cfg.WithDefaults(), mux: http.NewServeMux()}
 	s.routes()
 	return s, logs
 }
@@ -185,11 +266,19 @@ func settleSMS(t *testing.T, st store.Store, sid string) string {
 	return key
 }
 
-func receiptStatus(t *testing.T, st store.Store, key string) string {
+func messageStatus(t *testing.T, st store.Store, sid string) mt.MessageStatus {
 	t.Helper()
-	eff, err := st.EffectGet(t.Context(), key)
+	ms, err := st.MessageStatusGet(t.Context(), "twilio", sid)
 	require.NoError(t, err)
-	return eff.Receipt.Status
+	return ms.Status
+}
+
+func ackOf(t *testing.T, resp *httptest.ResponseRecorder) apitype.StatusCallbackAck {
+	t.Helper()
+	require.Equal(t, http.StatusOK, resp.Code, resp.Body.String())
+	var ack apitype.StatusCallbackAck
+	require.NoError(t, json.Unmarshal(resp.Body.Bytes(), &ack))
+	return ack
 }
 
 // sendWithCallback sends a message through the stand-in's Messages API and

@@ -35,8 +35,15 @@ type Invocation struct {
 	State        mt.InvocationState `json:"state,omitempty"`
 	ApprovalID   string             `json:"approval_id,omitempty"`
 	Observation  mt.Observation     `json:"observation"`
-	CreatedAt    *time.Time         `json:"created_at,omitempty"`
-	UpdatedAt    *time.Time         `json:"updated_at,omitempty"`
+	// Delivery is the provider's latest word on the message the call sent,
+	// once it has reported one.
+	Delivery *Delivery `json:"delivery,omitempty"`
+	// FollowUp is what the agent must relay when something learnt after
+	// the observation contradicts it: a message reported sent that then
+	// was not delivered. Observation stays as it was first answered.
+	FollowUp  *mt.Observation `json:"follow_up,omitempty"`
+	CreatedAt *time.Time      `json:"created_at,omitempty"`
+	UpdatedAt *time.Time      `json:"updated_at,omitempty"`
 }
 
 // Tool is one catalog row as an agent sees it.

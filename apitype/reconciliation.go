@@ -27,7 +27,11 @@ type Reconciliation struct {
 	// Request is the provider call that may or may not have taken effect.
 	Request json.RawMessage `json:"request,omitempty"`
 	// Receipt is what the effect was settled with, if it succeeded.
-	Receipt   *mt.Receipt           `json:"receipt,omitempty"`
+	Receipt *mt.Receipt `json:"receipt,omitempty"`
+	// Delivery is set for a succeeded send whose message the provider then
+	// reported undelivered, failed or canceled: the agent told the person
+	// it was sent, and it never arrived.
+	Delivery  *Delivery             `json:"delivery,omitempty"`
 	Attempts  int                   `json:"attempts"`
 	ClaimedAt time.Time             `json:"claimed_at"`
 	UpdatedAt time.Time             `json:"updated_at"`

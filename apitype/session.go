@@ -37,6 +37,11 @@ type SessionCall struct {
 	Route        mt.Route           `json:"route"`
 	State        mt.InvocationState `json:"state"`
 	Summary      string             `json:"summary,omitempty"`
+	// Delivery is the provider's latest word on the message the call sent.
+	Delivery *Delivery `json:"delivery,omitempty"`
+	// FollowUp summarises what contradicts the call's observation since it
+	// was answered (see Invocation.FollowUp).
+	FollowUp string `json:"follow_up,omitempty"`
 }
 
 // UndoEntry is one compensation on a session's undo stack, newest first.

@@ -5,7 +5,9 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +23,12 @@ type Config struct {
 	Dev bool
 	// HTTPAddr is the API's listen address. Optional: default "127.0.0.1:8080".
 	HTTPAddr string
+	// PublicURL is the base URL providers reach the API at
+	// (https://maestro.example.com): Twilio is asked to post each message's
+	// delivery statuses to it, and signs them over it. Optional: in dev mode
+	// default the API's own address; otherwise, without it, maestro does
+	// not follow delivery and a message's outcome ends at "accepted".
+	PublicURL string
 	// DataDir holds dev mode's SQLite files. Optional: default ".data".
 	DataDir string
 	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode.
@@ -86,6 +94,11 @@ func (c Config) validate() error {
 	if c.TokenTTL < 0 {
 		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
 	}
+	if c.PublicURL != "" {
+		if err := validPublicURL(c.PublicURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.Dev {
 		return errors.Join(errs...)
 	}
@@ -109,6 +122,7 @@ func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal
 func FromEnv() Config {
 	c := Config{
 		HTTPAddr:        os.Getenv("MAESTRO_HTTP_ADDR"),
+		PublicURL:       os.Getenv("MAESTRO_PUBLIC_URL"),
 		DataDir:         os.Getenv("MAESTRO_DATA_DIR"),
 		DatabaseURL:     os.Getenv("DATABASE_URL"),
 		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
@@ -164,4 +178,15 @@ func durationEnv(name string) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// validPublicURL accepts an absolute http(s) URL with a host and nothing
+// after its path: Twilio signs the callback URL exactly as given, so a
+// query or fragment would only make signatures harder to check.
+func validPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("MAESTRO_PUBLIC_URL must be an http(s) base URL such as https://maestro.example.com, got %q", raw)
+	}
+	return nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/standin"
@@ -26,6 +28,8 @@ type Daemon struct {
 	store    store.Store
 	standins *standin.Set // nil outside dev mode
 	service  *service.Service
+	// publicURL is where providers reach the API; empty when unknown.
+	publicURL string
 }
 
 // Start brings up every part and returns once the API listens. On error,
@@ -53,6 +57,24 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 	if err = d.dialTemporal(ctx); err != nil {
 		return nil, err
 	}
+	// Listen before the connectors exist: in dev mode the API's own
+	// address is the callback URL Twilio is given with every message.
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = ln.Close()
+		}
+	}()
+	d.publicURL = cfg.PublicURL
+	if d.publicURL == "" && cfg.Dev {
+		d.publicURL = "http://" + ln.Addr().String()
+	}
+	if d.publicURL == "" {
+		cfg.Logger.Warn("MAESTRO_PUBLIC_URL is not set: Twilio will not report delivery, so a text's outcome ends at accepted")
+	}
 	conns, err := d.connectors()
 	if err != nil {
 		return nil, err
@@ -62,7 +84,8 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		Catalog:     d.Catalog,
 		Temporal:    d.client,
 		Connectors:  conns,
-		HTTPAddr:    cfg.HTTPAddr,
+		Listener:    ln,
+		PublicURL:   d.publicURL,
 		TaskQueue:   cfg.TaskQueue,
 		WaitTimeout: cfg.WaitTimeout,
 		TokenTTL:    cfg.TokenTTL,
@@ -182,6 +205,9 @@ func (d *Daemon) connectors() (connectors.Set, error) {
 		}
 		d.standins = set
 		p = Providers{Twilio: set.TwilioConfig(), SES: set.SESConfig(), HTTP: set.HTTPServices()}
+	}
+	if d.publicURL != "" {
+		p.Twilio.StatusCallback = api.TwilioStatusCallbackURL(d.publicURL)
 	}
 	return connectors.NewSet(p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
 }

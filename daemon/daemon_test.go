@@ -84,3 +84,10 @@ func TestProductionModeNeedsItsServices(t *testing.T) {
 	require.ErrorContains(t, err, "TEMPORAL_ADDRESS is required")
 	require.ErrorContains(t, err, "MAESTRO_CATALOG is required")
 }
+
+func TestPublicURLMustBeABaseURL(t *testing.T) {
+	for _, bad := range []string{"maestro.example.com", "ftp://maestro.example.com", "https://", "https://maestro.example.com/?x=1", "https://u:p@maestro.example.com"} {
+		_, err := daemon.Start(t.Context(), daemon.Config{Dev: true, PublicURL: bad, Logger: slog.New(slog.DiscardHandler)})
+		require.ErrorContains(t, err, "MAESTRO_PUBLIC_URL must be an http(s) base URL", bad)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,10 +20,11 @@ import (
 	"github.com/maestro-run/maestro/tools"
 )
 
-// Dev mode verifies status callbacks with the Twilio stand-in's auth token,
-// the account it sends from: a callback signed with it moves a real send's
-// receipt, and one signed with anything else is refused.
-func TestDevModeVerifiesTwilioStatusCallbacks(t *testing.T) {
+// Dev mode gives Twilio the API's own address as the status callback and
+// verifies callbacks with the stand-in's auth token, the account it sends
+// from: the stand-in's own signed callbacks reach the message status
+// store, and one signed with anything else is refused.
+func TestDevModeFollowsTwilioDelivery(t *testing.T) {
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	d, err := daemon.Start(t.Context(), daemon.Config{
@@ -45,8 +47,16 @@ func TestDevModeVerifiesTwilioStatusCallbacks(t *testing.T) {
 	require.Equal(t, mt.InvocationSucceeded, sent.State, sent.Observation.Summary)
 	sid := sent.Observation.Receipt.Fields["message_sid"]
 
+	msg, ok := d.Standins().Twilio.Message(sid)
+	require.True(t, ok)
+	require.Equal(t, d.URL()+"/v1/webhooks/twilio/status", msg.StatusCallback)
+	require.Eventually(t, func() bool {
+		got, err := agent.Invocation(t.Context(), sent.InvocationID)
+		return err == nil && got.Delivery != nil && got.Delivery.Status == mt.MessageDelivered
+	}, 10*time.Second, 20*time.Millisecond, "the stand-in's callbacks never reached the invocation")
+
 	target := d.URL() + "/v1/webhooks/twilio/status"
-	form := url.Values{"AccountSid": {twilio.DefaultAccountSID}, "MessageSid": {sid}, "MessageStatus": {"delivered"}}
+	form := url.Values{"AccountSid": {twilio.DefaultAccountSID}, "MessageSid": {sid}, "MessageStatus": {"read"}}
 	post := func(token string) int {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, target, strings.NewReader(form.Encode()))
 		require.NoError(t, err)
@@ -57,17 +67,15 @@ func TestDevModeVerifiesTwilioStatusCallbacks(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	status := func() string {
-		effs, err := d.Store().EffectListByReceiptID(t.Context(), sid)
+	status := func() mt.MessageStatus {
+		ms, err := d.Store().MessageStatusGet(t.Context(), "twilio", sid)
 		require.NoError(t, err)
-		require.Len(t, effs, 1)
-		return effs[0].Receipt.Status
+		return ms.Status
 	}
 
-	before := status()
 	require.Equal(t, http.StatusForbidden, post("forgedtoken"))
-	require.Equal(t, before, status(), "a forged callback moved the receipt")
+	require.Equal(t, mt.MessageDelivered, status(), "a forged callback moved the status")
 
-	require.Equal(t, http.StatusNoContent, post(d.Standins().Twilio.AuthToken()))
-	require.Equal(t, "delivered", status())
+	require.Equal(t, http.StatusOK, post(d.Standins().Twilio.AuthToken()))
+	require.Equal(t, mt.MessageRead, status())
 }

@@ -39,6 +39,11 @@ const (
 	// RuleWordingIgnoresReceipt: real-sync success wording is fixed text
 	// rather than derived from the receipt.
 	RuleWordingIgnoresReceipt Rule = "wording-ignores-receipt"
+	// RuleDeliveryBeforeFinalStatus: success wording says a message was
+	// delivered, but the tool's receipt proves only that the provider
+	// accepted it (Twilio queued, SES accepted); delivery is known only
+	// from a later, final status.
+	RuleDeliveryBeforeFinalStatus Rule = "delivery-before-final-status"
 	// RuleDeferredUndelivered: a record-deferred tool has no post-call
 	// delivery, so what it records reaches nobody while the agent has told
 	// the human the team will get it.
@@ -159,6 +164,9 @@ func checkRealSync(f *findings, t *tools.Tool) {
 				f.add(RuleReceipt, "receipt omits %q, which identifies the effect at the provider", name)
 			}
 		}
+	}
+	if w := t.Wording.Success; w != nil && c.ReceiptProvesAcceptanceOnly() && tools.ClaimsDelivery(w.String()) {
+		f.add(RuleDeliveryBeforeFinalStatus, "success wording %q claims delivery, but a %s receipt proves only that the provider accepted the message", w, c.Kind)
 	}
 	switch w := t.Wording.Success; {
 	case w == nil:

@@ -104,6 +104,23 @@ func TestFenceBites(t *testing.T) {
 		{"failure wording claims the effect", func(t *tools.Tool) {
 			t.Wording.Failure = tmpl("Twilio timed out, but the text was delivered.")
 		}, eval.RulePromiseBeforeReceipt},
+		{"sms wording claims delivery from an accepted receipt", func(t *tools.Tool) {
+			t.Wording.Success = tmpl("Your text has been delivered ({{.Receipt.Fields.message_sid}}).")
+		}, eval.RuleDeliveryBeforeFinalStatus},
+		{"email wording claims delivery from an accepted receipt", func(t *tools.Tool) {
+			t.Connector = tools.Connector{Kind: tools.KindSESEmail, Settings: map[string]*tools.Template{
+				"to": tmpl("{{.Args.to}}"), "subject": tmpl("hi"), "body": tmpl("{{.Args.body}}"),
+			}}
+			t.ReceiptFields = []string{"message_id"}
+			t.Wording.Success = tmpl("I've emailed the office and they've received it (reference {{.Receipt.Fields.message_id}}).")
+		}, eval.RuleDeliveryBeforeFinalStatus},
+		{"page wording claims it reached the manager", func(t *tools.Tool) {
+			t.Connector = tools.Connector{Kind: tools.KindPage, Settings: map[string]*tools.Template{
+				"sms_to": tmpl("+15550001111"), "sms_body": tmpl("x"), "email_to": tmpl("a@example.com"), "email_subject": tmpl("x"), "email_body": tmpl("x"),
+			}}
+			t.ReceiptFields = []string{"message_sid", "message_id"}
+			t.Wording.Success = tmpl("The page {{.Receipt.ID}} reached the on-call manager.")
+		}, eval.RuleDeliveryBeforeFinalStatus},
 		{"pending wording claims the effect", func(t *tools.Tool) {
 			t.Wording.Pending = tmpl("I've sent it; a manager will review it.")
 		}, eval.RulePromiseBeforeReceipt},
@@ -143,4 +160,25 @@ func TestFenceBitesInsideALoadedCatalog(t *testing.T) {
 	violations := eval.Fence(append(c.Tools(), liar))
 	require.Len(t, violations, 1)
 	require.Equal(t, "transfer_call: deferred-past-tense: record-deferred wording \"Transferring you now; I've transferred the call.\" claims as done what is delivered after the call", violations[0].String())
+}
+
+// Saying a message was sent, or that it will be delivered, is what an
+// accepted receipt proves; an HTTP service's receipt proves its resource,
+// so delivery words there are not about a message in flight.
+func TestFenceLetsAcceptedReceiptsSaySent(t *testing.T) {
+	t.Parallel()
+	for _, wording := range []string{
+		"I've sent the text; Twilio reports it {{.Receipt.Status}}.",
+		"I've sent the text ({{.Receipt.ID}}); it should be delivered shortly.",
+		"I've sent it ({{.Receipt.ID}}); once it's delivered they'll see it.",
+	} {
+		tool := honestSMS()
+		tool.Wording.Success = tmpl(wording)
+		require.Empty(t, eval.Fence([]*tools.Tool{tool}), wording)
+	}
+	workOrder := honestSMS()
+	workOrder.Connector = tools.Connector{Kind: tools.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("POST")}}
+	workOrder.ReceiptFields = []string{"resource_id"}
+	workOrder.Wording.Success = tmpl("Work order {{.Receipt.ID}} was received by maintenance.")
+	require.Empty(t, eval.Fence([]*tools.Tool{workOrder}))
 }

@@ -53,6 +53,9 @@ const (
 	// CodeNotHeld: a reconciliation decision found the effect already
 	// settled, or never held for reconciliation.
 	CodeNotHeld Code = "not_held_for_reconciliation"
+	// CodeDeliveryFailed: a message the provider accepted, and the agent
+	// was told was sent, ended undelivered, failed or canceled.
+	CodeDeliveryFailed Code = "delivery_failed"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

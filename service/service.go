@@ -30,8 +30,15 @@ type Config struct {
 	Temporal   client.Client
 	Connectors connectors.Set
 	// HTTPAddr is where the API listens. Optional: default "127.0.0.1:8080";
-	// use "127.0.0.1:0" for an ephemeral port.
+	// use "127.0.0.1:0" for an ephemeral port. Ignored when Listener is set.
 	HTTPAddr string
+	// Listener is where the API serves, for a caller that must know the
+	// address before the service starts (to give it to providers as a
+	// callback URL, say). Optional: default a listener on HTTPAddr.
+	Listener net.Listener
+	// PublicURL is the base URL providers reach the API at: see
+	// api.Config. Optional.
+	PublicURL string
 	// TaskQueue. Optional: default workflows.TaskQueue.
 	TaskQueue string
 	// WaitTimeout: see api.Config. Optional.
@@ -106,16 +113,18 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
-		TwilioAuthToken: cfg.TwilioAuthToken,
+		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		w.Stop()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		w.Stop()
-		return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+	ln := cfg.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			w.Stop()
+			return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+		}
 	}
 	s := &Service{
 		worker:   w,

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/service"
@@ -81,8 +83,14 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
 
+	// The API listens before the connectors exist so that Twilio can be
+	// given its address for status callbacks, as the daemon does.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	publicURL := "http://" + ln.Addr().String()
 	tw, ses := sins.TwilioConfig(), sins.SESConfig()
 	tw.Timeout, ses.Timeout = o.providerTimeout, o.providerTimeout
+	tw.StatusCallback = api.TwilioStatusCallbackURL(publicURL)
 	conns, err := connectors.NewSet(tw, ses, connectors.HTTPConfig{Services: sins.HTTPServices(), Timeout: o.providerTimeout})
 	require.NoError(t, err)
 
@@ -93,11 +101,14 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		Catalog:     cat,
 		Temporal:    tc,
 		Connectors:  conns,
-		HTTPAddr:    "127.0.0.1:0",
+		Listener:    ln,
+		PublicURL:   publicURL,
 		TaskQueue:   taskQueue,
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
 		Logger:      slog.New(slog.DiscardHandler),
+
+		TwilioAuthToken: sins.Twilio.AuthToken(),
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {

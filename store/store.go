@@ -158,11 +158,25 @@ type Store interface {
 	// provider ID id, oldest first: whom the ledger already credits with a
 	// provider's record.
 	EffectListByReceiptID(ctx context.Context, id string) ([]Effect, error)
-	// EffectReceiptStatusUpdate sets the status of every receipt carrying
-	// the provider ID id, as a provider's status callback reports it, and
-	// returns the effects updated (empty when none carries id). The effect's
-	// own status is untouched: a receipt already proved the effect happened.
-	EffectReceiptStatusUpdate(ctx context.Context, id, status string) ([]Effect, error)
+	// MessageStatusRecord records a provider's status callback for a
+	// message, by the provider's message ID alone: a callback may arrive
+	// before the ledger has settled the send whose receipt names the ID,
+	// and is joined to it when read. The same status for the message, or
+	// the same idempotency token, again is MessageStatusReplayed and changes
+	// nothing; a status that does not supersede the stored one
+	// (maestrotype.MessageStatus.Supersedes) is MessageStatusStale and is
+	// logged only. It returns the message's status as it then stands.
+	MessageStatusRecord(ctx context.Context, r MessageStatusReport) (MessageStatus, MessageStatusOutcome, error)
+	// MessageStatusGet returns a message's latest status, or ErrNotFound
+	// when the provider has reported none.
+	MessageStatusGet(ctx context.Context, provider, messageID string) (MessageStatus, error)
+	// MessageStatusListBySession returns the session's effects whose
+	// receipt names a Twilio message with a reported status, in the order
+	// their invocations were admitted.
+	MessageStatusListBySession(ctx context.Context, sessionID string) ([]EffectMessage, error)
+	// MessageStatusListFailed returns succeeded effects whose message then
+	// ended undelivered, failed or canceled, oldest report first.
+	MessageStatusListFailed(ctx context.Context, limit int) ([]EffectMessage, error)
 	// ReconciliationEventInsert logs a finding that changes no effect: a
 	// complete search that found nothing before a resend ('absent'), or a
 	// replay under the provider's idempotency key ('replayed'). Findings

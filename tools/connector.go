@@ -48,23 +48,29 @@ type kindSpec struct {
 	// carry.
 	receipt []string
 	proof   []string
+	// acceptedOnly: the receipt proves the provider accepted a message,
+	// not that it reached anyone (Twilio answers queued, SES accepted).
+	acceptedOnly bool
 }
 
 var kinds = map[ConnectorKind]kindSpec{
 	KindTwilioSMS: {
-		required: []string{"to", "body"},
-		receipt:  []string{ReceiptMessageSID, ReceiptStatus},
-		proof:    []string{ReceiptMessageSID},
+		required:     []string{"to", "body"},
+		receipt:      []string{ReceiptMessageSID, ReceiptStatus},
+		proof:        []string{ReceiptMessageSID},
+		acceptedOnly: true,
 	},
 	KindSESEmail: {
-		required: []string{"to", "subject", "body"},
-		receipt:  []string{ReceiptMessageID},
-		proof:    []string{ReceiptMessageID},
+		required:     []string{"to", "subject", "body"},
+		receipt:      []string{ReceiptMessageID},
+		proof:        []string{ReceiptMessageID},
+		acceptedOnly: true,
 	},
 	KindPage: {
-		required: []string{"sms_to", "sms_body", "email_to", "email_subject", "email_body"},
-		receipt:  []string{ReceiptMessageSID, ReceiptMessageID, ReceiptStatus},
-		proof:    []string{ReceiptMessageSID, ReceiptMessageID},
+		required:     []string{"sms_to", "sms_body", "email_to", "email_subject", "email_body"},
+		receipt:      []string{ReceiptMessageSID, ReceiptMessageID, ReceiptStatus},
+		proof:        []string{ReceiptMessageSID, ReceiptMessageID},
+		acceptedOnly: true,
 	},
 	KindHTTP: {
 		required: []string{"service", "method", "path"},
@@ -130,6 +136,14 @@ func (c Connector) ReceiptFields() []string {
 		return nil
 	}
 	return slices.Clone(kinds[c.Kind].receipt)
+}
+
+// ReceiptProvesAcceptanceOnly reports whether the connector's receipt
+// proves only that a provider accepted a message for delivery, as every
+// synchronous send's does: delivery is reported later, if at all, so
+// wording rendered at the receipt may say sent, never delivered.
+func (c Connector) ReceiptProvesAcceptanceOnly() bool {
+	return c.PerformsEffect() && kinds[c.Kind].acceptedOnly
 }
 
 // ProofFields lists the receipt fields that identify the effect at the

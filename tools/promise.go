@@ -27,6 +27,28 @@ func PromisesDelivery(text string) bool {
 	return false
 }
 
+// ClaimsDelivery reports whether text tells a human that a message reached
+// the person it was for: "it's been delivered", "they've received it", "it
+// arrived". A send's receipt proves only that the provider accepted the
+// message; only a final delivered status, reported later, could back such
+// a sentence, so no wording spoken at the receipt may say it. Hedges and
+// negations count as in PromisesDelivery ("once it's delivered").
+func ClaimsDelivery(text string) bool {
+	for _, clause := range clauses(text) {
+		words := wordRE.FindAllString(clause, -1)
+		for i := range words {
+			if deliveryWords[words[i]] && !hedged(words[:i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deliveryWords claim that a message reached its recipient, not merely
+// that it was sent.
+var deliveryWords = set("delivered", "delivers", "arrived", "arrives", "received", "receives", "reached", "landed")
+
 // completionWords claim that an effect happened (past tense and
 // participles), or describe one happening now.
 var completionWords = set(

@@ -58,3 +58,26 @@ func TestPromisesDelivery(t *testing.T) {
 		require.Equal(t, tc.want, tools.PromisesDelivery(tc.text), "%q", tc.text)
 	}
 }
+
+func TestClaimsDelivery(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{"Your message has been delivered.", true},
+		{"They've received the text.", true},
+		{"The email arrived.", true},
+		{"The page reached the on-call manager.", true},
+		{"I've sent the text; Twilio reports it {{.Receipt.Status}}.", false},
+		{"I've emailed your property manager (reference {{.Receipt.Fields.message_id}}).", false},
+		{"It will be delivered in a moment.", false},
+		{"Once it's delivered they'll see it.", false},
+		{"It wasn't delivered.", false},
+		{"I couldn't deliver the message to the office.", false},
+		{"", false},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.want, tools.ClaimsDelivery(tc.text), "%q", tc.text)
+	}
+}

@@ -372,6 +372,9 @@ func (v *validator) wording(row string, t *Tool) {
 	if realSync && w.Success != nil && !w.Success.References(rootReceipt) {
 		p.add(row, "wording.success", "real-sync wording must be derived from the receipt: reference .Receipt")
 	}
+	if realSync && w.Success != nil && t.Connector.ReceiptProvesAcceptanceOnly() && ClaimsDelivery(w.Success.String()) {
+		p.add(row, "wording.success", "claims delivery, but a %s receipt proves only that the provider accepted the message: say it was sent", t.Connector.Kind)
+	}
 }
 
 // requiredWording checks the wording every tool needs, whatever its class.

@@ -257,6 +257,9 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			d.sub("notify", "wording")["failure"] = "Twilio hiccuped but the text was delivered."
 		}, `tools[1] "notify"`, "wording.failure"},
 		{"real-sync success wording ignores the receipt", func(d catalogDoc) { d.sub("notify", "wording")["success"] = "Done, I've sent it." }, `tools[1] "notify"`, "wording.success"},
+		{"sms success wording claims delivery", func(d catalogDoc) {
+			d.sub("notify", "wording")["success"] = "Your text {{.Receipt.ID}} has been delivered."
+		}, `tools[1] "notify"`, "wording.success"},
 		{"failure wording reads the receipt", func(d catalogDoc) { d.sub("notify", "wording")["failure"] = "It failed ({{.Receipt.ID}})." }, `tools[1] "notify"`, "wording.failure"},
 		{"deferred wording reads the receipt", func(d catalogDoc) { d.sub("note", "wording")["success"] = "Noted as {{.Receipt.ID}}." }, `tools[5] "note"`, "wording.success"},
 		{"wording reads an undeclared receipt field", func(d catalogDoc) {

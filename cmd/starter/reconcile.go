@@ -16,11 +16,13 @@ func newReconcileCmd(g *globals) *cobra.Command {
 		Long: "An effect whose provider may have acted without maestro recording the answer is\n" +
 			"held for reconciliation: nothing is sent for it again until its outcome is known.\n" +
 			"Twilio messages are searched for automatically; what cannot be searched (SES email)\n" +
-			"and every money effect waits here for a human's recorded decision.",
+			"and every money effect waits here for a human's recorded decision.\n" +
+			"The list also shows texts the agent reported sent that Twilio then reported\n" +
+			"undelivered: the person was told a text went out that never arrived.",
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the effects held for reconciliation, oldest first",
+		Short: "List the effects held for reconciliation, then undelivered texts, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := g.client().Reconciliations(cmd.Context())
@@ -31,9 +33,13 @@ func newReconcileCmd(g *globals) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "OPERATION KEY\tTOOL\tEFFECT\tSEARCHABLE\tHELD SINCE\tWHY")
+			fmt.Fprintln(tw, "OPERATION KEY\tTOOL\tEFFECT\tSTATUS\tSEARCHABLE\tSINCE\tWHY")
 			for _, r := range out.Reconciliations {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, r.Searchable, r.UpdatedAt.Format("2006-01-02 15:04:05Z"), r.Reason)
+				status, since := r.Status, r.UpdatedAt
+				if d := r.Delivery; d != nil && d.Failed {
+					status, since = string(d.Status), d.UpdatedAt
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, status, r.Searchable, since.Format("2006-01-02 15:04:05Z"), r.Reason)
 			}
 			return tw.Flush()
 		},
@@ -105,8 +111,23 @@ func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliatio
 	if rc := r.Receipt; rc != nil {
 		fmt.Fprintf(w, "receipt     %s %s (%s)\n", rc.Provider, rc.ID, rc.Status)
 	}
+	if r.Delivery != nil {
+		fmt.Fprintf(w, "delivery    %s\n", describeDelivery(r.Delivery))
+	}
 	for _, e := range r.Events {
 		fmt.Fprintf(w, "  %s  %-13s %s: %s\n", e.At.Format("15:04:05.000"), e.Kind, e.Actor, e.Reason)
 	}
 	return nil
+}
+
+// describeDelivery says where a message got to, and why it stopped.
+func describeDelivery(d *apitype.Delivery) string {
+	out := fmt.Sprintf("%s %s", d.MessageID, d.Status)
+	if d.Recipient != "" {
+		out += " to " + d.Recipient
+	}
+	if d.ErrorCode != "" {
+		out += fmt.Sprintf(" (error %s)", d.ErrorCode)
+	}
+	return out + " at " + d.UpdatedAt.Format("2006-01-02 15:04:05Z")
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/daemon"
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -56,6 +58,45 @@ func TestCLIReconcile(t *testing.T) {
 	shown, _, code := run(t, append(ops, "reconcile", "show", key)...)
 	require.Equal(t, 0, code, shown)
 	require.Contains(t, shown, "operator:demo-manager: absent from the SES sending log")
+}
+
+// A text the agent reported sent that Twilio then reported undelivered is
+// on ops' list, and on the session, with its status and error.
+func TestCLIListsUndeliveredTexts(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	d, err := daemon.Start(t.Context(), daemon.Config{
+		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+	const to = "+14155550123"
+	d.Standins().Twilio.Undeliverable(to)
+
+	agent := apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{})
+	sent, err := agent.Invoke(t.Context(), apitype.InvokeRequest{
+		SessionID: "cli-4", Tool: "send_sms", OperationKey: "cli-4:sms",
+		Args:           json.RawMessage(`{"to":"` + to + `","body":"on our way"}`),
+		SessionContext: map[string]string{"caller_number": to},
+	})
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, sent.State, sent.Observation.Summary)
+
+	var out string
+	require.Eventually(t, func() bool {
+		var code int
+		out, _, code = run(t, append(ops, "reconcile", "list")...)
+		return code == 0 && strings.Contains(out, "cli-4:sms")
+	}, 10*time.Second, 50*time.Millisecond, "the undelivered text never reached the list")
+	require.Contains(t, out, "undelivered")
+	require.Contains(t, out, "30003")
+
+	shown, _, code := run(t, append(ops, "sessions", "show", "cli-4")...)
+	require.Equal(t, 0, code, shown)
+	require.Contains(t, shown, "undelivered to "+to+" (error 30003)")
+	require.Contains(t, shown, "FOLLOW UP")
 }
 
 // holdEmail leaves an email held for reconciliation, as a lost SES answer

@@ -151,6 +151,12 @@ func printSession(w io.Writer, s apitype.Session) {
 	fmt.Fprintln(w, "calls:")
 	for _, c := range s.Calls {
 		fmt.Fprintf(w, "  %-22s %-18s %-20s %s\n", c.Tool, c.State, c.OperationKey, c.Summary)
+		if c.Delivery != nil {
+			fmt.Fprintf(w, "  %-22s delivery %s\n", "", describeDelivery(c.Delivery))
+		}
+		if c.FollowUp != "" {
+			fmt.Fprintf(w, "  %-22s FOLLOW UP: %s\n", "", c.FollowUp)
+		}
 	}
 	fmt.Fprintln(w, "undo stack (runs top first):")
 	for _, u := range s.UndoStack {

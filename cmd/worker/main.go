@@ -18,6 +18,7 @@ func main() {
 	cfg := daemon.FromEnv()
 	flag.BoolVar(&cfg.Dev, "dev", false, "run everything embedded (no external services, no credentials)")
 	flag.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "API listen address (env MAESTRO_HTTP_ADDR; default 127.0.0.1:8080)")
+	flag.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL providers reach the API at, for Twilio's delivery callbacks (env MAESTRO_PUBLIC_URL; dev default: the API's own address)")
 	flag.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "dev mode's data directory (env MAESTRO_DATA_DIR; default .data)")
 	flag.StringVar(&cfg.CatalogPath, "catalog", cfg.CatalogPath, "catalog file (env MAESTRO_CATALOG; dev default: the demo catalog)")
 	flag.StringVar(&cfg.TemporalAddress, "temporal", cfg.TemporalAddress, "Temporal frontend host:port (env TEMPORAL_ADDRESS; dev default: embedded)")

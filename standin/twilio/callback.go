@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,11 +18,13 @@ var callbackClient = &http.Client{Timeout: 5 * time.Second}
 
 // sendStatusCallbacks reports a message's carrier progress to the
 // StatusCallback URL it was created with, as Twilio does: one form-encoded
-// POST per status, in order, each signed with X-Twilio-Signature. It stops at
-// the first refused or failed post, because Twilio does not retry status
-// callbacks either; a receiver must not depend on seeing every step.
+// POST per status, in order, each signed with X-Twilio-Signature and
+// carrying its own I-Twilio-Idempotency-Token. A message the carrier cannot
+// reach ends undelivered, with its ErrorCode. It stops at the first refused
+// or failed post, because Twilio does not retry status callbacks either; a
+// receiver must not depend on seeing every step.
 func (s *Server) sendStatusCallbacks(m Message) {
-	for _, status := range []string{StatusSent, StatusDelivered} {
+	for _, status := range []string{StatusSent, m.finalStatus()} {
 		form := url.Values{
 			"AccountSid":    {m.AccountSID},
 			"ApiVersion":    {apiVersion},
@@ -31,6 +34,9 @@ func (s *Server) sendStatusCallbacks(m Message) {
 			"SmsSid":        {m.SID},
 			"SmsStatus":     {status},
 			"To":            {m.To},
+		}
+		if status == StatusUndelivered {
+			form.Set("ErrorCode", strconv.Itoa(ErrorUnreachable))
 		}
 		if !postCallback(m.StatusCallback, form, s.authToken) {
 			return
@@ -45,6 +51,7 @@ func postCallback(target string, form url.Values, authToken string) bool {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("X-Twilio-Signature", Signature(authToken, target, form))
+	req.Header.Set("I-Twilio-Idempotency-Token", newSID("ID"))
 	resp, err := callbackClient.Do(req)
 	if err != nil {
 		return false

@@ -66,6 +66,7 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 
 	now := s.now()
 	return Message{
+		Undeliverable:       s.undeliverable(to),
 		SID:                 newSID("SM"),
 		AccountSID:          s.accountSID,
 		To:                  to,

@@ -11,10 +11,16 @@ const apiVersion = "2010-04-01"
 
 // Message statuses the stand-in moves through, one step per API read.
 const (
-	StatusQueued    = "queued"
-	StatusSent      = "sent"
-	StatusDelivered = "delivered"
+	StatusQueued      = "queued"
+	StatusSent        = "sent"
+	StatusDelivered   = "delivered"
+	StatusUndelivered = "undelivered"
 )
+
+// ErrorUnreachable is the error Twilio reports for a message the carrier
+// could not deliver to the handset (30003, "Unreachable destination
+// handset").
+const ErrorUnreachable = 30003
 
 // Message is one outbound message as the stand-in stores it.
 type Message struct {
@@ -31,9 +37,22 @@ type Message struct {
 	DateCreated         time.Time
 	DateUpdated         time.Time
 	DateSent            time.Time // zero until the message is sent
+	// Undeliverable messages end undelivered, with ErrorCode set, instead
+	// of delivered: the carrier refused them (see Server.Undeliverable).
+	Undeliverable bool
+	ErrorCode     int // zero unless the message ended undelivered
 }
 
-// advance moves the message one step along queued → sent → delivered,
+// finalStatus is where the carrier takes the message after sent.
+func (m *Message) finalStatus() string {
+	if m.Undeliverable {
+		return StatusUndelivered
+	}
+	return StatusDelivered
+}
+
+// advance moves the message one step along queued → sent → delivered (or
+// undelivered, for a number the carrier cannot reach),
 // standing in for the carrier progress a real reader would observe. Real
 // Twilio sends within moments of accepting a message, so date_sent is the
 // creation time rather than the time somebody happened to look.
@@ -43,7 +62,10 @@ func (m *Message) advance(now time.Time) {
 		m.Status = StatusSent
 		m.DateSent = m.DateCreated
 	case StatusSent:
-		m.Status = StatusDelivered
+		m.Status = m.finalStatus()
+		if m.Status == StatusUndelivered {
+			m.ErrorCode = ErrorUnreachable
+		}
 	default:
 		return
 	}
@@ -96,7 +118,15 @@ type messageResource struct {
 
 func (m *Message) resource() messageResource {
 	base := fmt.Sprintf("/%s/Accounts/%s/Messages/%s", apiVersion, m.AccountSID, m.SID)
+	var errorCode *int
+	var errorMessage *string
+	if m.ErrorCode != 0 {
+		code, msg := m.ErrorCode, "Unreachable destination handset"
+		errorCode, errorMessage = &code, &msg
+	}
 	return messageResource{
+		ErrorCode:           errorCode,
+		ErrorMessage:        errorMessage,
 		AccountSID:          m.AccountSID,
 		APIVersion:          apiVersion,
 		Body:                m.Body,

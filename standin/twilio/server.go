@@ -3,9 +3,11 @@
 package twilio
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/maestro-run/maestro/standin/fault"
@@ -44,6 +46,9 @@ type Server struct {
 	store      *store
 	faults     *fault.Injector
 	handler    http.Handler
+
+	mu          sync.Mutex
+	unreachable map[string]bool // numbers the carrier cannot deliver to
 }
 
 // New returns a Server with no messages.
@@ -79,6 +84,7 @@ func New(opts Options) (*Server, error) {
 
 	root := http.NewServeMux()
 	s.faults.RegisterAdmin(root)
+	root.HandleFunc("POST /_standin/undeliverable", s.handleUndeliverable)
 	root.Handle("/", s.faults.Wrap(s.authenticate(api)))
 	s.handler = root
 	return s, nil
@@ -104,6 +110,41 @@ func (s *Server) Messages() []Message { return s.store.all() }
 
 // Message returns one message without advancing its status.
 func (s *Server) Message(sid string) (Message, bool) { return s.store.peek(sid) }
+
+// Undeliverable makes the carrier refuse every later message to the number
+// to: it is accepted (queued) as any other, then goes sent → undelivered
+// with ErrorUnreachable, in reads and status callbacks alike, the way a
+// message to a switched-off or disconnected handset does.
+func (s *Server) Undeliverable(to string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unreachable == nil {
+		s.unreachable = map[string]bool{}
+	}
+	s.unreachable[to] = true
+}
+
+func (s *Server) undeliverable(to string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unreachable[to]
+}
+
+// handleUndeliverable is Undeliverable over HTTP, for tests that drive the
+// stand-in from outside: POST /_standin/undeliverable with {"to": "+1…"}.
+func (s *Server) handleUndeliverable(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		To string `json:"to"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || !e164.MatchString(body.To) {
+		http.Error(w, `the body must be {"to": "<E.164 number>"}`, http.StatusBadRequest)
+		return
+	}
+	s.Undeliverable(body.To)
+	w.WriteHeader(http.StatusNoContent)
+}
 
 // CountMessages is how many messages were sent, duplicates included.
 func (s *Server) CountMessages() int { return s.store.count() }

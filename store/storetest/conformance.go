@@ -44,9 +44,9 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testReconciliation(t, setup)
 	})
-	t.Run("ReceiptStatus", func(t *testing.T) {
+	t.Run("MessageStatus", func(t *testing.T) {
 		t.Parallel()
-		testReceiptStatus(t, setup)
+		testMessageStatus(t, setup)
 	})
 	t.Run("Undo", func(t *testing.T) {
 		t.Parallel()
