@@ -40,13 +40,18 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 		}
 		id := r.PathValue("id")
 		sess, err := s.cfg.Store.SessionGet(r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) || err == nil && !c.operator && sess.AgentID != c.agentID {
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no session "+id))
 			return
-		}
-		if err != nil {
+		case err != nil:
 			s.cfg.Logger.Error("could not read session", "err", err)
 			writeRefusal(w, unavailableRefusal())
+			return
+		case !c.operator && sess.AgentID != c.agentID:
+			ref := admission.RefuseSessionForbidden(id)
+			s.logRefusal(r, c.agentID, id, ref)
+			writeRefusal(w, ref)
 			return
 		}
 		next(w, r, c, sess)
