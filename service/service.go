@@ -46,6 +46,46 @@ type Config struct {
 	// TwilioAuthToken verifies Twilio's status callbacks: see api.Config.
 	// Optional.
 	TwilioAuthToken string
+	// Timeouts bound how long the API server waits on a client.
+	// Optional: see HTTPTimeouts.
+	Timeouts HTTPTimeouts
+}
+
+// HTTPTimeouts are the API server's connection timeouts. Without them one
+// slow or silent client holds a connection, and its goroutine, forever.
+type HTTPTimeouts struct {
+	// ReadHeader bounds reading a request's headers. Optional: default 10s.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included. Optional:
+	// default 30s.
+	Read time.Duration
+	// Write bounds a request from the end of its headers to the end of the
+	// answer, so it must outlast the longest handler: the invocation wait
+	// and a rollback's compensations. Optional: default the wait timeout
+	// plus 90s.
+	Write time.Duration
+	// Idle bounds a kept-alive connection between requests. Optional:
+	// default 120s.
+	Idle time.Duration
+}
+
+func (t HTTPTimeouts) withDefaults(wait time.Duration) HTTPTimeouts {
+	if t.ReadHeader == 0 {
+		t.ReadHeader = 10 * time.Second
+	}
+	if t.Read == 0 {
+		t.Read = 30 * time.Second
+	}
+	if t.Write == 0 {
+		if wait == 0 {
+			wait = api.DefaultWaitTimeout
+		}
+		t.Write = wait + 90*time.Second
+	}
+	if t.Idle == 0 {
+		t.Idle = 120 * time.Second
+	}
+	return t
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -59,6 +99,7 @@ func (c Config) WithDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	c.Timeouts = c.Timeouts.withDefaults(c.WaitTimeout)
 	return c
 }
 
@@ -120,8 +161,14 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		worker:   w,
 		listener: ln,
-		http:     &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second},
-		done:     make(chan error, 1),
+		http: &http.Server{
+			Handler:           srv,
+			ReadHeaderTimeout: cfg.Timeouts.ReadHeader,
+			ReadTimeout:       cfg.Timeouts.Read,
+			WriteTimeout:      cfg.Timeouts.Write,
+			IdleTimeout:       cfg.Timeouts.Idle,
+		},
+		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil

@@ -62,6 +62,8 @@ type options struct {
 	tokenTTL        time.Duration
 	// catalog overrides the demo catalog.
 	catalog []byte
+	// timeouts override the API server's connection timeouts.
+	timeouts service.HTTPTimeouts
 }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
@@ -98,6 +100,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
 		Logger:      slog.New(slog.DiscardHandler),
+		Timeouts:    o.timeouts,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {
