@@ -11,6 +11,7 @@ import (
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 // DefaultWaitTimeout is how long POST /v1/invocations waits for a result
@@ -43,6 +44,10 @@ type Config struct {
 	// client never reads the answer. Bodies larger still are cut off.
 	// Optional: default 16 MiB.
 	MaxDrainBytes int64
+	// Transcripts says which transcript_ref URLs POST
+	// /v1/sessions/{id}/end accepts; the worker checks again when it
+	// fetches. Optional: the zero policy refuses every transcript_ref.
+	Transcripts transcriptref.Policy
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }

@@ -5,13 +5,16 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 // Config is a maestro process's configuration.
@@ -50,6 +53,15 @@ type Config struct {
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
+	// TranscriptHosts are the host[:port] entries a transcript_ref may
+	// point at (MAESTRO_TRANSCRIPT_HOSTS, comma-separated). Outside dev
+	// mode only https is fetched. Optional: empty refuses every
+	// transcript_ref, so transcripts must be sent inline.
+	TranscriptHosts []string
+	// TranscriptMaxBytes caps a fetched transcript
+	// (MAESTRO_TRANSCRIPT_MAX_BYTES). Optional: default 1 MiB; at most
+	// transcriptref.MaxMaxBytes, below Temporal's payload limit.
+	TranscriptMaxBytes int64
 	// Logger. Optional: default a text logger on stderr.
 	Logger *slog.Logger
 }
@@ -86,6 +98,12 @@ func (c Config) validate() error {
 	if c.TokenTTL < 0 {
 		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
 	}
+	if c.TranscriptMaxBytes < 0 {
+		errs = append(errs, errors.New("MAESTRO_TRANSCRIPT_MAX_BYTES must be a positive number of bytes"))
+	}
+	if err := c.transcripts().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("MAESTRO_TRANSCRIPT_HOSTS / MAESTRO_TRANSCRIPT_MAX_BYTES: %w", err))
+	}
 	if c.Dev {
 		return errors.Join(errs...)
 	}
@@ -99,6 +117,12 @@ func (c Config) validate() error {
 		errs = append(errs, errors.New("MAESTRO_CATALOG is required outside dev mode (or pass --dev)"))
 	}
 	return errors.Join(errs...)
+}
+
+// transcripts is the transcript_ref fetch policy; dev mode's transcript
+// servers are local and plain http.
+func (c Config) transcripts() transcriptref.Policy {
+	return transcriptref.Policy{Hosts: c.TranscriptHosts, AllowHTTP: c.Dev, MaxBytes: c.TranscriptMaxBytes}
 }
 
 func (c Config) ledgerPath() string { return filepath.Join(c.DataDir, "ledger.db") }
@@ -116,6 +140,9 @@ func FromEnv() Config {
 		TaskQueue:       os.Getenv("MAESTRO_TASK_QUEUE"),
 		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
 		TokenTTL:        durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
+
+		TranscriptHosts:    transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
+		TranscriptMaxBytes: bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
 				BaseURL:    os.Getenv("TWILIO_BASE_URL"),
@@ -164,4 +191,18 @@ func durationEnv(name string) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// bytesEnv reads a byte count; an unparsable value is reported by validate
+// rather than silently ignored.
+func bytesEnv(name string) int64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return -1
+	}
+	return n
 }

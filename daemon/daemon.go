@@ -67,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		WaitTimeout: cfg.WaitTimeout,
 		TokenTTL:    cfg.TokenTTL,
 		Logger:      cfg.Logger,
+		Transcripts: cfg.transcripts(),
 
 		TwilioAuthToken: d.twilioAuthToken(),
 	})

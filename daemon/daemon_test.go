@@ -84,3 +84,16 @@ func TestProductionModeNeedsItsServices(t *testing.T) {
 	require.ErrorContains(t, err, "TEMPORAL_ADDRESS is required")
 	require.ErrorContains(t, err, "MAESTRO_CATALOG is required")
 }
+
+func TestBadTranscriptSettingsAreRefusedAtStart(t *testing.T) {
+	t.Parallel()
+	_, err := daemon.Start(t.Context(), daemon.Config{
+		Dev:                true,
+		DataDir:            t.TempDir(),
+		TranscriptHosts:    []string{"https://transcripts.example.com/calls"},
+		TranscriptMaxBytes: 64 << 20,
+		Logger:             slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	require.ErrorContains(t, err, `transcript host "https://transcripts.example.com/calls"`)
+	require.ErrorContains(t, err, "below Temporal's payload limit")
+}

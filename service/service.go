@@ -20,6 +20,7 @@ import (
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	// TwilioAuthToken verifies Twilio's status callbacks: see api.Config.
 	// Optional.
 	TwilioAuthToken string
+	// Transcripts says which transcript_ref URLs are fetched: checked by
+	// the API and again by the worker. Optional: the zero policy refuses
+	// every transcript_ref.
+	Transcripts transcriptref.Policy
 	// Timeouts bound how long the API server waits on a client.
 	// Optional: see HTTPTimeouts.
 	Timeouts HTTPTimeouts
@@ -118,6 +123,9 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Catalog == nil || cfg.Temporal == nil || cfg.Connectors == nil {
 		return nil, errors.New("service: store, catalog, Temporal client and connectors are required")
 	}
+	if err := cfg.Transcripts.Validate(); err != nil {
+		return nil, fmt.Errorf("service: %w", err)
+	}
 	if err := cfg.Store.ToolRegistrySync(ctx, RegistryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
 	}
@@ -130,7 +138,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
-		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		return nil, err
@@ -147,7 +155,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
-		TwilioAuthToken: cfg.TwilioAuthToken,
+		TwilioAuthToken: cfg.TwilioAuthToken, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		w.Stop()

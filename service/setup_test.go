@@ -21,6 +21,7 @@ import (
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 // temporalServer is one in-process Temporal server shared by the package's
@@ -64,6 +65,8 @@ type options struct {
 	catalog []byte
 	// timeouts override the API server's connection timeouts.
 	timeouts service.HTTPTimeouts
+	// transcripts is the transcript_ref fetch policy.
+	transcripts transcriptref.Policy
 }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
@@ -101,6 +104,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TokenTTL:    o.tokenTTL,
 		Logger:      slog.New(slog.DiscardHandler),
 		Timeouts:    o.timeouts,
+		Transcripts: o.transcripts,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {
