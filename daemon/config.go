@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/transcriptref"
 )
 
@@ -26,8 +27,16 @@ type Config struct {
 	HTTPAddr string
 	// DataDir holds dev mode's SQLite files. Optional: default ".data".
 	DataDir string
-	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode.
+	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode. It
+	// logs in as the schema's owner, which runs the migrations; the
+	// service then works as DatabaseServiceRole.
 	DatabaseURL string
+	// DatabaseServiceRole is the PostgreSQL role the service runs as after
+	// migrating (MAESTRO_DATABASE_SERVICE_ROLE): full DML on the ledger,
+	// but only INSERT and SELECT on approval_events. It is created if
+	// missing, which needs CREATEROLE. Optional: default
+	// store.DefaultServiceRole.
+	DatabaseServiceRole string
 	// TemporalAddress is the Temporal frontend. Required outside dev mode;
 	// in dev mode, set it to use an external server instead of the
 	// embedded one.
@@ -87,6 +96,9 @@ func (c Config) WithDefaults() Config {
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}
+	if c.DatabaseServiceRole == "" {
+		c.DatabaseServiceRole = store.DefaultServiceRole
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
@@ -132,14 +144,16 @@ func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal
 // FromEnv fills a Config from the environment; flags override it.
 func FromEnv() Config {
 	c := Config{
-		HTTPAddr:        os.Getenv("MAESTRO_HTTP_ADDR"),
-		DataDir:         os.Getenv("MAESTRO_DATA_DIR"),
-		DatabaseURL:     os.Getenv("DATABASE_URL"),
-		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
-		Namespace:       os.Getenv("TEMPORAL_NAMESPACE"),
-		TaskQueue:       os.Getenv("MAESTRO_TASK_QUEUE"),
-		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
-		TokenTTL:        durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
+		HTTPAddr:    os.Getenv("MAESTRO_HTTP_ADDR"),
+		DataDir:     os.Getenv("MAESTRO_DATA_DIR"),
+		DatabaseURL: os.Getenv("DATABASE_URL"),
+
+		DatabaseServiceRole: os.Getenv("MAESTRO_DATABASE_SERVICE_ROLE"),
+		TemporalAddress:     os.Getenv("TEMPORAL_ADDRESS"),
+		Namespace:           os.Getenv("TEMPORAL_NAMESPACE"),
+		TaskQueue:           os.Getenv("MAESTRO_TASK_QUEUE"),
+		CatalogPath:         os.Getenv("MAESTRO_CATALOG"),
+		TokenTTL:            durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
 
 		TranscriptHosts:    transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
 		TranscriptMaxBytes: bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),

@@ -140,7 +140,7 @@ func loadCatalog(cfg Config) (*tools.Catalog, error) {
 
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	if cfg.DatabaseURL != "" {
-		return store.OpenPostgres(ctx, cfg.DatabaseURL)
+		return store.OpenPostgresService(ctx, cfg.DatabaseURL, cfg.DatabaseServiceRole)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("error creating data directory: %w", err)

@@ -81,7 +81,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	}
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
-	st := storetest.Postgres(t)
+	// The service runs as the PostgreSQL service role, as in production.
+	st := storetest.PostgresService(t)
 	sins, err := standin.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
