@@ -54,8 +54,13 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 			// work is reported as not done, with the rule that refused it.
 			a.cfg.Logger.Warn("transcript_ref refused", "session", g.SessionID, "rule", ref.Rule, "detail", ref.Detail)
 			refused = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
-		case err != nil:
+		case err != nil && !lastAttempt(ctx):
 			return workflows.Judged{}, retryable(ErrTypeProviderRetry, err)
+		case err != nil:
+			// Failing the judge now would fail the whole post-call
+			// workflow, and the recorded intents with it.
+			a.cfg.Logger.Warn("transcript_ref could not be fetched", "session", g.SessionID, "err", err)
+			refused = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
 		default:
 			in.Transcript = t
 		}

@@ -144,6 +144,8 @@ func TestWorkerRechecksTheTranscriptAtFetchTime(t *testing.T) {
 	}{
 		{"RedirectOffTheAllowlist", "/moved", transcriptref.RuleRedirect},
 		{"OverTheSizeCap", "/big", transcriptref.RuleSize},
+		// Not a rule: the server never serves it, through every retry.
+		{"NeverServed", "/missing", "could not be fetched"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
