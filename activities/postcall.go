@@ -44,7 +44,7 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 // catalog's deterministic rules.
 func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (workflows.Judged, error) {
 	in := postcall.Gathered{SessionID: g.SessionID, Facts: g.Facts, Transcript: g.Transcript}
-	var refused *workflows.ItemFailure
+	var unfetched *workflows.ItemFailure
 	if g.TranscriptRef != "" {
 		t, err := a.cfg.Transcripts.Fetch(ctx, g.TranscriptRef)
 		var ref *transcriptref.RefusedError
@@ -53,14 +53,14 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 			// The recorded intents are still delivered; the transcript's
 			// work is reported as not done, with the rule that refused it.
 			a.cfg.Logger.Warn("transcript_ref refused", "session", g.SessionID, "rule", ref.Rule, "detail", ref.Detail)
-			refused = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
+			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
 		case err != nil && !lastAttempt(ctx):
 			return workflows.Judged{}, retryable(ErrTypeProviderRetry, err)
 		case err != nil:
 			// Failing the judge now would fail the whole post-call
 			// workflow, and the recorded intents with it.
 			a.cfg.Logger.Warn("transcript_ref could not be fetched", "session", g.SessionID, "err", err)
-			refused = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
+			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
 		default:
 			in.Transcript = t
 		}
@@ -79,8 +79,8 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 	for _, f := range res.Failures {
 		out.Failures = append(out.Failures, workflows.ItemFailure{Key: f.Key, Tool: f.Tool, Source: f.Source, DeferredID: f.DeferredID, Reason: f.Reason})
 	}
-	if refused != nil {
-		out.Failures = append(out.Failures, *refused)
+	if unfetched != nil {
+		out.Failures = append(out.Failures, *unfetched)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -30,7 +31,8 @@ func writeRefusal(w http.ResponseWriter, r *admission.Refusal) {
 // logRefusal records a refusal the HTTP layer decides in the ledger's
 // refusal log, next to the gate's, naming the route that was refused.
 func (s *Server) logRefusal(r *http.Request, agentID, sessionID string, ref *admission.Refusal) {
-	err := s.cfg.Store.RefusalInsert(r.Context(), store.Refusal{
+	// A client hanging up does not take the record of its refusal with it.
+	err := s.cfg.Store.RefusalInsert(context.WithoutCancel(r.Context()), store.Refusal{
 		AgentID:   agentID,
 		SessionID: sessionID,
 		Code:      ref.Observation.Code,
