@@ -110,9 +110,6 @@ func (c Config) validate() error {
 	if c.TokenTTL < 0 {
 		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
 	}
-	if c.TranscriptMaxBytes < 0 {
-		errs = append(errs, errors.New("MAESTRO_TRANSCRIPT_MAX_BYTES must be a positive number of bytes"))
-	}
 	if err := c.transcripts().Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("MAESTRO_TRANSCRIPT_HOSTS / MAESTRO_TRANSCRIPT_MAX_BYTES: %w", err))
 	}
@@ -144,19 +141,17 @@ func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal
 // FromEnv fills a Config from the environment; flags override it.
 func FromEnv() Config {
 	c := Config{
-		HTTPAddr:    os.Getenv("MAESTRO_HTTP_ADDR"),
-		DataDir:     os.Getenv("MAESTRO_DATA_DIR"),
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-
+		HTTPAddr:            os.Getenv("MAESTRO_HTTP_ADDR"),
+		DataDir:             os.Getenv("MAESTRO_DATA_DIR"),
+		DatabaseURL:         os.Getenv("DATABASE_URL"),
 		DatabaseServiceRole: os.Getenv("MAESTRO_DATABASE_SERVICE_ROLE"),
 		TemporalAddress:     os.Getenv("TEMPORAL_ADDRESS"),
 		Namespace:           os.Getenv("TEMPORAL_NAMESPACE"),
 		TaskQueue:           os.Getenv("MAESTRO_TASK_QUEUE"),
 		CatalogPath:         os.Getenv("MAESTRO_CATALOG"),
 		TokenTTL:            durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
-
-		TranscriptHosts:    transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
-		TranscriptMaxBytes: bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),
+		TranscriptHosts:     transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
+		TranscriptMaxBytes:  bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
 				BaseURL:    os.Getenv("TWILIO_BASE_URL"),
