@@ -14,6 +14,7 @@ import (
 	"github.com/maestro-run/maestro/postcall"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	// TokenTTL is the lifetime of a token a policy mints for an
 	// auto-approved call. Optional: default 300s.
 	TokenTTL time.Duration
+	// Transcripts says which transcript_ref URLs the post-call judge may
+	// fetch. Optional: the zero policy refuses every transcript_ref.
+	Transcripts transcriptref.Policy
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -52,6 +56,7 @@ func (c Config) WithDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	c.Transcripts = c.Transcripts.WithDefaults()
 	return c
 }
 

@@ -2,11 +2,8 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -15,14 +12,12 @@ import (
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/postcall"
 	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// maxTranscriptBytes bounds a transcript fetched by reference.
-const maxTranscriptBytes = 4 << 20
-
 // PostCallGather collects what the judge needs: the session's facts, its
-// recorded intents not yet delivered, and the transcript.
+// recorded intents not yet delivered, and the transcript or its reference.
 func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallInput) (workflows.Gathered, error) {
 	g := workflows.Gathered{SessionID: in.SessionID, Transcript: in.Transcript, Deferred: []workflows.DeferredIntent{}}
 	sess, err := a.cfg.Store.SessionGet(ctx, in.SessionID)
@@ -39,40 +34,37 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 			g.Deferred = append(g.Deferred, workflows.DeferredIntent{ID: it.ID, Tool: it.Tool, Args: it.Args})
 		}
 	}
-	if in.TranscriptRef != "" {
-		t, err := a.fetchTranscript(ctx, in.TranscriptRef)
-		if err != nil {
-			return g, retryable(ErrTypeProviderRetry, err)
-		}
-		g.Transcript = t
-	}
+	// The judge fetches a transcript_ref itself: returning the transcript
+	// from here would write it into the workflow's history.
+	g.TranscriptRef = in.TranscriptRef
 	return g, nil
-}
-
-func (a *Activities) fetchTranscript(ctx context.Context, ref string) (mt.Transcript, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref, nil)
-	if err != nil {
-		return mt.Transcript{}, fmt.Errorf("error building transcript request: %w", err)
-	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		return mt.Transcript{}, fmt.Errorf("error fetching transcript: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return mt.Transcript{}, fmt.Errorf("error fetching transcript: HTTP %d", resp.StatusCode)
-	}
-	var t mt.Transcript
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxTranscriptBytes)).Decode(&t); err != nil {
-		return mt.Transcript{}, fmt.Errorf("error decoding transcript: %w", err)
-	}
-	return t, nil
 }
 
 // PostCallJudge turns the gathered call into work items with the
 // catalog's deterministic rules.
 func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (workflows.Judged, error) {
 	in := postcall.Gathered{SessionID: g.SessionID, Facts: g.Facts, Transcript: g.Transcript}
+	var unfetched *workflows.ItemFailure
+	if g.TranscriptRef != "" {
+		t, err := a.cfg.Transcripts.Fetch(ctx, g.TranscriptRef)
+		var ref *transcriptref.RefusedError
+		switch {
+		case errors.As(err, &ref):
+			// The recorded intents are still delivered; the transcript's
+			// work is reported as not done, with the rule that refused it.
+			a.cfg.Logger.Warn("transcript_ref refused", "session", g.SessionID, "rule", ref.Rule, "detail", ref.Detail)
+			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
+		case err != nil && !lastAttempt(ctx):
+			return workflows.Judged{}, retryable(ErrTypeProviderRetry, err)
+		case err != nil:
+			// Failing the judge now would fail the whole post-call
+			// workflow, and the recorded intents with it.
+			a.cfg.Logger.Warn("transcript_ref could not be fetched", "session", g.SessionID, "err", err)
+			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
+		default:
+			in.Transcript = t
+		}
+	}
 	for _, d := range g.Deferred {
 		in.Deferred = append(in.Deferred, postcall.Deferred{ID: d.ID, Tool: d.Tool, Args: d.Args})
 	}
@@ -86,6 +78,9 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 	}
 	for _, f := range res.Failures {
 		out.Failures = append(out.Failures, workflows.ItemFailure{Key: f.Key, Tool: f.Tool, Source: f.Source, DeferredID: f.DeferredID, Reason: f.Reason})
+	}
+	if unfetched != nil {
+		out.Failures = append(out.Failures, *unfetched)
 	}
 	return out, nil
 }

@@ -146,6 +146,10 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	}
 	postCall := g.isPostCallAgent(agent.ID)
 	switch {
+	// The post-call agent has no key and acts only from the post-call
+	// workflow, on behalf of the session's own agent.
+	case sess.AgentID != agent.ID && !postCall:
+		return Admitted{}, RefuseSessionForbidden(sess.ID)
 	case sess.State == mt.SessionHalted:
 		return Admitted{}, refuseSessionHalted(sess)
 	case sess.State == mt.SessionEnded && !postCall:

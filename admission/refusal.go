@@ -125,3 +125,16 @@ func refuseSessionEnded(s store.Session) *Refusal {
 		StopCondition: "Do not retry in this session.",
 	})
 }
+
+// RefuseSessionForbidden refuses an agent acting on a session another agent
+// opened. It says only that the session is not the caller's: the owner's
+// identity is not the caller's business.
+func RefuseSessionForbidden(sessionID string) *Refusal {
+	return refuse(http.StatusForbidden, observation.Failure{
+		Code:          mt.CodeSessionForbidden,
+		Summary:       fmt.Sprintf("Session %s belongs to another agent; nothing was run", sessionID),
+		RootCause:     "A session belongs to the agent that opened it; no other agent may call, end, roll back or read it.",
+		Remediation:   "Use a session ID this agent opened, or start a new session with a fresh ID.",
+		StopCondition: "Do not retry with this session ID.",
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -203,8 +204,11 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) *admi
 	case err == nil:
 		return nil
 	case errors.As(err, &tooBig):
-		return admission.BadRequest(http.StatusRequestEntityTooLarge, mt.CodePayloadTooLarge,
-			fmt.Sprintf("the request body exceeds %d bytes", tooBig.Limit))
+		s.drainBody(w, r)
+		return tooLargeRefusal(tooBig.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return admission.BadRequest(http.StatusRequestTimeout, mt.CodeInvalidRequest,
+			"the request body did not arrive within the server's read timeout")
 	case errors.Is(err, io.EOF):
 		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "the request body is empty")
 	default:

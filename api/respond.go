@@ -1,12 +1,14 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
 	"github.com/maestro-run/maestro/admission"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/observation"
+	"github.com/maestro-run/maestro/store"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -24,6 +26,22 @@ type refusalBody struct {
 
 func writeRefusal(w http.ResponseWriter, r *admission.Refusal) {
 	writeJSON(w, r.HTTPStatus, refusalBody{Observation: r.Observation})
+}
+
+// logRefusal records a refusal the HTTP layer decides in the ledger's
+// refusal log, next to the gate's, naming the route that was refused.
+func (s *Server) logRefusal(r *http.Request, agentID, sessionID string, ref *admission.Refusal) {
+	// A client hanging up does not take the record of its refusal with it.
+	err := s.cfg.Store.RefusalInsert(context.WithoutCancel(r.Context()), store.Refusal{
+		AgentID:   agentID,
+		SessionID: sessionID,
+		Code:      ref.Observation.Code,
+		Detail:    ref.Observation.Summary + " (" + r.Method + " " + r.URL.Path + ")",
+	})
+	if err != nil {
+		s.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)
+	}
+	s.cfg.Logger.Info("request refused", "agent", agentID, "session", sessionID, "route", r.Method+" "+r.URL.Path, "code", ref.Observation.Code)
 }
 
 func internalRefusal() *admission.Refusal {

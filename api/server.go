@@ -11,7 +11,12 @@ import (
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 )
+
+// DefaultWaitTimeout is how long POST /v1/invocations waits for a result
+// unless Config.WaitTimeout says otherwise.
+const DefaultWaitTimeout = 15 * time.Second
 
 // Config holds the server's dependencies and limits.
 type Config struct {
@@ -37,6 +42,16 @@ type Config struct {
 	TokenTTL time.Duration
 	// MaxBodyBytes caps request bodies. Optional: default 64 KiB.
 	MaxBodyBytes int64
+	// MaxDrainBytes is how much of an oversized body the server reads and
+	// discards before answering 413: a server that answers and closes
+	// while the client is still sending resets the connection, and the
+	// client never reads the answer. Bodies larger still are cut off.
+	// Optional: default 16 MiB.
+	MaxDrainBytes int64
+	// Transcripts says which transcript_ref URLs POST
+	// /v1/sessions/{id}/end accepts; the worker checks again when it
+	// fetches. Optional: the zero policy refuses every transcript_ref.
+	Transcripts transcriptref.Policy
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -44,13 +59,16 @@ type Config struct {
 // WithDefaults returns c with optional fields filled in.
 func (c Config) WithDefaults() Config {
 	if c.WaitTimeout == 0 {
-		c.WaitTimeout = 15 * time.Second
+		c.WaitTimeout = DefaultWaitTimeout
 	}
 	if c.TokenTTL == 0 {
 		c.TokenTTL = 300 * time.Second
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 64 << 10
+	}
+	if c.MaxDrainBytes == 0 {
+		c.MaxDrainBytes = 16 << 20
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -153,5 +171,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRefusal(w, internalRefusal())
 		}
 	}()
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		// No route takes a body this large: refuse before routing, so
+		// even an unauthenticated sender reads why.
+		s.refuseTooLarge(w, r, s.cfg.MaxBodyBytes)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }

@@ -14,8 +14,10 @@ import (
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/observation"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -41,13 +43,18 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 		}
 		id := r.PathValue("id")
 		sess, err := s.cfg.Store.SessionGet(r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) || err == nil && !c.operator && sess.AgentID != c.agentID {
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no session "+id))
 			return
-		}
-		if err != nil {
+		case err != nil:
 			s.cfg.Logger.Error("could not read session", "err", err)
 			writeRefusal(w, unavailableRefusal())
+			return
+		case !c.operator && sess.AgentID != c.agentID:
+			ref := admission.RefuseSessionForbidden(id)
+			s.logRefusal(r, c.agentID, id, ref)
+			writeRefusal(w, ref)
 			return
 		}
 		next(w, r, c, sess)
@@ -176,11 +183,21 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller,
 
 // handleEnd delivers the call-ended signal once. The ledger decides which
 // request ended the call, so a repeated end sends nothing.
-func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, _ caller, sess store.Session) {
+func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, sess store.Session) {
 	var body apitype.EndRequest
 	if ref := s.decodeOptionalJSON(w, r, &body); ref != nil {
 		writeRefusal(w, ref)
 		return
+	}
+	if body.TranscriptRef != "" {
+		// Refused before the call is ended: the agent can still end it
+		// with an allowed reference or the transcript inline.
+		if err := s.cfg.Transcripts.Check(body.TranscriptRef); err != nil {
+			ref := transcriptRefused(err)
+			s.logRefusal(r, c.agentID, sess.ID, ref)
+			writeRefusal(w, ref)
+			return
+		}
 	}
 	ended := workflows.CallEnded{TranscriptRef: body.TranscriptRef}
 	if body.Transcript != nil {
@@ -252,4 +269,22 @@ func (s *Server) postCallStatus(ctx context.Context, sessionID string) string {
 	default:
 		return "failed"
 	}
+}
+
+// transcriptRefused is the 422 for a transcript_ref the fetch policy
+// refuses; the summary and the payload name the rule.
+func transcriptRefused(err error) *admission.Refusal {
+	rule, detail := transcriptref.RuleMalformed, err.Error()
+	var ref *transcriptref.RefusedError
+	if errors.As(err, &ref) {
+		rule, detail = ref.Rule, ref.Detail
+	}
+	return &admission.Refusal{HTTPStatus: http.StatusUnprocessableEntity, Observation: observation.Error(observation.Failure{
+		Code:          mt.CodeTranscriptRefused,
+		Summary:       fmt.Sprintf("transcript_ref refused by rule %s; the call was not ended", rule),
+		RootCause:     detail,
+		Remediation:   "End the call again with the transcript inline, or with a transcript_ref over https on a host maestro is configured to fetch from.",
+		StopCondition: "Do not retry with the same transcript_ref.",
+		Payload:       map[string]string{"rule": string(rule)},
+	}, &mt.Source{System: "maestro"})}
 }

@@ -10,10 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 // Config is a maestro process's configuration.
@@ -31,8 +34,16 @@ type Config struct {
 	PublicURL string
 	// DataDir holds dev mode's SQLite files. Optional: default ".data".
 	DataDir string
-	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode.
+	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode. It
+	// logs in as the schema's owner, which runs the migrations; the
+	// service then works as DatabaseServiceRole.
 	DatabaseURL string
+	// DatabaseServiceRole is the PostgreSQL role the service runs as after
+	// migrating (MAESTRO_DATABASE_SERVICE_ROLE): full DML on the ledger,
+	// but only INSERT and SELECT on approval_events. It is created if
+	// missing, which needs CREATEROLE. Optional: default
+	// store.DefaultServiceRole.
+	DatabaseServiceRole string
 	// TemporalAddress is the Temporal frontend. Required outside dev mode;
 	// in dev mode, set it to use an external server instead of the
 	// embedded one.
@@ -58,6 +69,15 @@ type Config struct {
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
+	// TranscriptHosts are the host[:port] entries a transcript_ref may
+	// point at (MAESTRO_TRANSCRIPT_HOSTS, comma-separated). Outside dev
+	// mode only https is fetched. Optional: empty refuses every
+	// transcript_ref, so transcripts must be sent inline.
+	TranscriptHosts []string
+	// TranscriptMaxBytes caps a fetched transcript
+	// (MAESTRO_TRANSCRIPT_MAX_BYTES). Optional: default 1 MiB; at most
+	// transcriptref.MaxMaxBytes, below Temporal's payload limit.
+	TranscriptMaxBytes int64
 	// Logger. Optional: default a text logger on stderr.
 	Logger *slog.Logger
 }
@@ -83,6 +103,9 @@ func (c Config) WithDefaults() Config {
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}
+	if c.DatabaseServiceRole == "" {
+		c.DatabaseServiceRole = store.DefaultServiceRole
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
@@ -99,6 +122,9 @@ func (c Config) validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if err := c.transcripts().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("MAESTRO_TRANSCRIPT_HOSTS / MAESTRO_TRANSCRIPT_MAX_BYTES: %w", err))
+	}
 	if c.Dev {
 		return errors.Join(errs...)
 	}
@@ -114,6 +140,12 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
+// transcripts is the transcript_ref fetch policy; dev mode's transcript
+// servers are local and plain http.
+func (c Config) transcripts() transcriptref.Policy {
+	return transcriptref.Policy{Hosts: c.TranscriptHosts, AllowHTTP: c.Dev, MaxBytes: c.TranscriptMaxBytes}
+}
+
 func (c Config) ledgerPath() string { return filepath.Join(c.DataDir, "ledger.db") }
 
 func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal") }
@@ -121,15 +153,18 @@ func (c Config) temporalDir() string { return filepath.Join(c.DataDir, "temporal
 // FromEnv fills a Config from the environment; flags override it.
 func FromEnv() Config {
 	c := Config{
-		HTTPAddr:        os.Getenv("MAESTRO_HTTP_ADDR"),
-		PublicURL:       os.Getenv("MAESTRO_PUBLIC_URL"),
-		DataDir:         os.Getenv("MAESTRO_DATA_DIR"),
-		DatabaseURL:     os.Getenv("DATABASE_URL"),
-		TemporalAddress: os.Getenv("TEMPORAL_ADDRESS"),
-		Namespace:       os.Getenv("TEMPORAL_NAMESPACE"),
-		TaskQueue:       os.Getenv("MAESTRO_TASK_QUEUE"),
-		CatalogPath:     os.Getenv("MAESTRO_CATALOG"),
-		TokenTTL:        durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
+		HTTPAddr:            os.Getenv("MAESTRO_HTTP_ADDR"),
+		PublicURL:           os.Getenv("MAESTRO_PUBLIC_URL"),
+		DataDir:             os.Getenv("MAESTRO_DATA_DIR"),
+		DatabaseURL:         os.Getenv("DATABASE_URL"),
+		DatabaseServiceRole: os.Getenv("MAESTRO_DATABASE_SERVICE_ROLE"),
+		TemporalAddress:     os.Getenv("TEMPORAL_ADDRESS"),
+		Namespace:           os.Getenv("TEMPORAL_NAMESPACE"),
+		TaskQueue:           os.Getenv("MAESTRO_TASK_QUEUE"),
+		CatalogPath:         os.Getenv("MAESTRO_CATALOG"),
+		TokenTTL:            durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
+		TranscriptHosts:     transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
+		TranscriptMaxBytes:  bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
 				BaseURL:    os.Getenv("TWILIO_BASE_URL"),
@@ -189,4 +224,18 @@ func validPublicURL(raw string) error {
 		return fmt.Errorf("MAESTRO_PUBLIC_URL must be an http(s) base URL such as https://maestro.example.com, got %q", raw)
 	}
 	return nil
+}
+
+// bytesEnv reads a byte count; an unparsable value is reported by validate
+// rather than silently ignored.
+func bytesEnv(name string) int64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return -1
+	}
+	return n
 }

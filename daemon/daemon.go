@@ -90,6 +90,7 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		WaitTimeout: cfg.WaitTimeout,
 		TokenTTL:    cfg.TokenTTL,
 		Logger:      cfg.Logger,
+		Transcripts: cfg.transcripts(),
 
 		TwilioAuthToken: d.twilioAuthToken(),
 	})
@@ -162,7 +163,7 @@ func loadCatalog(cfg Config) (*tools.Catalog, error) {
 
 func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	if cfg.DatabaseURL != "" {
-		return store.OpenPostgres(ctx, cfg.DatabaseURL)
+		return store.OpenPostgresService(ctx, cfg.DatabaseURL, cfg.DatabaseServiceRole)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("error creating data directory: %w", err)

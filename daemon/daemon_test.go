@@ -2,17 +2,20 @@ package daemon_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/daemon"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -89,5 +92,53 @@ func TestPublicURLMustBeABaseURL(t *testing.T) {
 	for _, bad := range []string{"maestro.example.com", "ftp://maestro.example.com", "https://", "https://maestro.example.com/?x=1", "https://u:p@maestro.example.com"} {
 		_, err := daemon.Start(t.Context(), daemon.Config{Dev: true, PublicURL: bad, Logger: slog.New(slog.DiscardHandler)})
 		require.ErrorContains(t, err, "MAESTRO_PUBLIC_URL must be an http(s) base URL", bad)
+	}
+}
+
+func TestBadTranscriptSettingsAreRefusedAtStart(t *testing.T) {
+	t.Parallel()
+	_, err := daemon.Start(t.Context(), daemon.Config{
+		Dev:                true,
+		DataDir:            t.TempDir(),
+		TranscriptHosts:    []string{"https://transcripts.example.com/calls"},
+		TranscriptMaxBytes: 64 << 20,
+		Logger:             slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	require.ErrorContains(t, err, `transcript host "https://transcripts.example.com/calls"`)
+	require.ErrorContains(t, err, "below Temporal's payload limit")
+}
+
+// TestPostgresLedgerRunsAsTheServiceRole starts maestro on PostgreSQL: it
+// migrates as the owner and leaves the service role unable to rewrite
+// approval history, while calls still go through.
+func TestPostgresLedgerRunsAsTheServiceRole(t *testing.T) {
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	dsn, role := storetest.PostgresServiceDSN(t)
+	ctx := t.Context()
+	d, err := daemon.Start(ctx, daemon.Config{
+		Dev:                 true,
+		HTTPAddr:            "127.0.0.1:0",
+		DataDir:             t.TempDir(),
+		TemporalPort:        port,
+		DatabaseURL:         dsn,
+		DatabaseServiceRole: role,
+		Logger:              slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+
+	agent := apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{})
+	gated, err := agent.Invoke(ctx, apitype.InvokeRequest{SessionID: "s1", Tool: "delete_tenant_account", OperationKey: "s1:delete", Args: json.RawMessage(`{"tenant_id":"t_101"}`)})
+	require.NoError(t, err)
+	require.True(t, gated.Pending, "the approval request and its event were written as the service role")
+
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	for privilege, want := range map[string]bool{"SELECT": true, "INSERT": true, "UPDATE": false, "DELETE": false, "TRUNCATE": false} {
+		var got bool
+		require.NoError(t, conn.QueryRow(ctx, "SELECT has_table_privilege($1, 'approval_events', $2)", role, privilege).Scan(&got))
+		require.Equal(t, want, got, "%s on approval_events", privilege)
 	}
 }

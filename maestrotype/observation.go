@@ -42,8 +42,13 @@ const (
 	CodeNotApprover         Code = "not_approver"
 	CodeSessionHalted       Code = "session_halted"
 	CodeSessionEnded        Code = "session_ended"
-	CodeDeferred            Code = "deferred"
-	CodeInternal            Code = "internal"
+	// CodeSessionForbidden: the session belongs to another agent.
+	CodeSessionForbidden Code = "session_forbidden"
+	// CodeTranscriptRefused: a transcript_ref breaks the fetch policy
+	// (host allowlist, scheme); the observation names the rule.
+	CodeTranscriptRefused Code = "transcript_ref_refused"
+	CodeDeferred          Code = "deferred"
+	CodeInternal          Code = "internal"
 	// CodeHumanAttested: an effect whose outcome was unknown was recorded as
 	// done on a human's word, with no receipt from the provider.
 	CodeHumanAttested Code = "human_attested"

@@ -20,6 +20,7 @@ import (
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -53,6 +54,50 @@ type Config struct {
 	// TwilioAuthToken verifies Twilio's status callbacks: see api.Config.
 	// Optional.
 	TwilioAuthToken string
+	// Transcripts says which transcript_ref URLs are fetched: checked by
+	// the API and again by the worker. Optional: the zero policy refuses
+	// every transcript_ref.
+	Transcripts transcriptref.Policy
+	// Timeouts bound how long the API server waits on a client.
+	// Optional: see HTTPTimeouts.
+	Timeouts HTTPTimeouts
+}
+
+// HTTPTimeouts are the API server's connection timeouts. Without them one
+// slow or silent client holds a connection, and its goroutine, forever.
+type HTTPTimeouts struct {
+	// ReadHeader bounds reading a request's headers. Optional: default 10s.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included. Optional:
+	// default 30s.
+	Read time.Duration
+	// Write bounds a request from the end of its headers to the end of the
+	// answer, so it must outlast the longest handler: the invocation wait
+	// and a rollback's compensations. Optional: default the wait timeout
+	// plus 90s.
+	Write time.Duration
+	// Idle bounds a kept-alive connection between requests. Optional:
+	// default 120s.
+	Idle time.Duration
+}
+
+func (t HTTPTimeouts) withDefaults(wait time.Duration) HTTPTimeouts {
+	if t.ReadHeader == 0 {
+		t.ReadHeader = 10 * time.Second
+	}
+	if t.Read == 0 {
+		t.Read = 30 * time.Second
+	}
+	if t.Write == 0 {
+		if wait == 0 {
+			wait = api.DefaultWaitTimeout
+		}
+		t.Write = wait + 90*time.Second
+	}
+	if t.Idle == 0 {
+		t.Idle = 120 * time.Second
+	}
+	return t
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -66,6 +111,7 @@ func (c Config) WithDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	c.Timeouts = c.Timeouts.withDefaults(c.WaitTimeout)
 	return c
 }
 
@@ -84,6 +130,9 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Catalog == nil || cfg.Temporal == nil || cfg.Connectors == nil {
 		return nil, errors.New("service: store, catalog, Temporal client and connectors are required")
 	}
+	if err := cfg.Transcripts.Validate(); err != nil {
+		return nil, fmt.Errorf("service: %w", err)
+	}
 	if err := cfg.Store.ToolRegistrySync(ctx, RegistryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
 	}
@@ -96,7 +145,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
-		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		return nil, err
@@ -113,7 +162,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
-		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL,
+		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		w.Stop()
@@ -129,8 +178,14 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	s := &Service{
 		worker:   w,
 		listener: ln,
-		http:     &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second},
-		done:     make(chan error, 1),
+		http: &http.Server{
+			Handler:           srv,
+			ReadHeaderTimeout: cfg.Timeouts.ReadHeader,
+			ReadTimeout:       cfg.Timeouts.Read,
+			WriteTimeout:      cfg.Timeouts.Write,
+			IdleTimeout:       cfg.Timeouts.Idle,
+		},
+		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil

@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -191,26 +190,4 @@ func (e *env) waitPostCall() {
 	e.t.Helper()
 	require.NoError(e.t, e.temporal.GetWorkflow(e.ctx, workflows.SessionWorkflowID(e.session), "").Get(e.ctx, nil))
 	require.NoError(e.t, e.temporal.GetWorkflow(e.ctx, workflows.PostCallWorkflowID(e.session), "").Get(e.ctx, nil))
-}
-
-func TestCallEndedFetchesATranscriptByReference(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	_, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`)
-	require.NoError(t, err)
-	transcripts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"turns":[{"speaker":"caller","text":"The bathroom tap is leaking.","at":"2026-12-01T10:00:00Z"}]}`))
-	}))
-	t.Cleanup(transcripts.Close)
-
-	_, err = e.agent.End(e.ctx, e.session, apitype.EndRequest{TranscriptRef: transcripts.URL + "/calls/1.json"})
-	require.NoError(t, err)
-	e.waitPostCall()
-
-	sess, err := e.agent.Session(e.ctx, e.session)
-	require.NoError(t, err)
-	require.Len(t, sess.PostCall, 1)
-	require.Equal(t, "delivered", sess.PostCall[0].Status)
-	require.Equal(t, 1, e.standins.Sandbox.CountWorkOrders(), "the fetched transcript's leak became a work order")
 }

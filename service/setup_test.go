@@ -23,6 +23,7 @@ import (
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 // temporalServer is one in-process Temporal server shared by the package's
@@ -64,6 +65,10 @@ type options struct {
 	tokenTTL        time.Duration
 	// catalog overrides the demo catalog.
 	catalog []byte
+	// timeouts override the API server's connection timeouts.
+	timeouts service.HTTPTimeouts
+	// transcripts is the transcript_ref fetch policy.
+	transcripts transcriptref.Policy
 }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
@@ -78,7 +83,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	}
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
-	st := storetest.Postgres(t)
+	// The service runs as the PostgreSQL service role, as in production.
+	st := storetest.PostgresService(t)
 	sins, err := standin.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
@@ -109,6 +115,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		Logger:      slog.New(slog.DiscardHandler),
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),
+		Timeouts:        o.timeouts,
+		Transcripts:     o.transcripts,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {

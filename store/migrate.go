@@ -52,8 +52,13 @@ func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
 // Migrate applies every migration not yet recorded in schema_migrations, in
 // version order, each in its own transaction. Every transaction first takes
 // the dialect's migration lock and then rereads what is applied, so two
-// processes migrating at once apply each version exactly once.
+// processes migrating at once apply each version exactly once. On a ledger
+// opened as the service role it only checks that every migration is
+// applied: the owner migrates (OpenPostgresService).
 func (l *ledger) Migrate(ctx context.Context) error {
+	if l.serviceRole != "" {
+		return l.checkMigrated(ctx)
+	}
 	var applied map[int]bool
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, l.query("MigrationLock")); err != nil {

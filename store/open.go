@@ -30,6 +30,9 @@ const sqliteBusyTimeout = 10 * time.Second
 type ledger struct {
 	db *sql.DB
 	dialect
+	// serviceRole is set when every connection runs as the PostgreSQL
+	// service role, which may not migrate.
+	serviceRole string
 }
 
 var _ Store = (*ledger)(nil)
@@ -44,10 +47,14 @@ func OpenPostgres(ctx context.Context, dsn string) (Store, error) {
 		return nil, fmt.Errorf("error parsing PostgreSQL connection string: %w", err)
 	}
 	db := stdlib.OpenDB(*cfg)
+	configurePostgresPool(db)
+	return open(ctx, db, dialectPostgres)
+}
+
+func configurePostgresPool(db *sql.DB) {
 	db.SetMaxOpenConns(postgresMaxConns)
 	db.SetMaxIdleConns(postgresMaxConns)
 	db.SetConnMaxIdleTime(postgresConnMaxIdleTime)
-	return open(ctx, db, dialectPostgres)
 }
 
 // OpenSQLite opens the ledger in the SQLite database file at path, creating

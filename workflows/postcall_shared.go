@@ -39,6 +39,10 @@ type Gathered struct {
 	Facts      map[string]string `json:"facts,omitempty"`
 	Deferred   []DeferredIntent  `json:"deferred"`
 	Transcript mt.Transcript     `json:"transcript"`
+	// TranscriptRef is fetched by the judge itself, so a fetched
+	// transcript never passes through workflow history: only the work
+	// items the judge finds in it do.
+	TranscriptRef string `json:"transcript_ref,omitempty"`
 }
 
 // ItemFailure is a work item the judge could not turn into a call.

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/maestro-run/maestro/daemon"
+	"github.com/maestro-run/maestro/transcriptref"
 )
 
 func main() {
@@ -22,7 +24,10 @@ func main() {
 	flag.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "dev mode's data directory (env MAESTRO_DATA_DIR; default .data)")
 	flag.StringVar(&cfg.CatalogPath, "catalog", cfg.CatalogPath, "catalog file (env MAESTRO_CATALOG; dev default: the demo catalog)")
 	flag.StringVar(&cfg.TemporalAddress, "temporal", cfg.TemporalAddress, "Temporal frontend host:port (env TEMPORAL_ADDRESS; dev default: embedded)")
+	transcriptHosts := flag.String("transcript-hosts", strings.Join(cfg.TranscriptHosts, ","),
+		"comma-separated host[:port] list a transcript_ref may point at (env MAESTRO_TRANSCRIPT_HOSTS; default none: transcript_ref refused)")
 	flag.Parse()
+	cfg.TranscriptHosts = transcriptref.ParseHosts(*transcriptHosts)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -32,6 +32,38 @@ func Postgres(t *testing.T) store.Store {
 	})
 }
 
+// PostgresService returns a store opened the way the service runs on
+// PostgreSQL: migrated by the owner in a fresh schema, then used as a
+// service role of its own, dropped when the test ends. Roles are
+// cluster-wide, so each test gets its own.
+func PostgresService(t *testing.T) store.Store {
+	t.Helper()
+	dsn, role := PostgresServiceDSN(t)
+	s, err := store.OpenPostgresService(t.Context(), dsn, role)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	return s
+}
+
+// PostgresServiceDSN is PostgresDSN with a fresh service role name, which
+// is dropped after the schema when the test ends.
+func PostgresServiceDSN(t *testing.T) (dsn, role string) {
+	t.Helper()
+	role = "mt_svc_" + randomHex(8)
+	// Registered first, so it runs after the schema, and the privileges
+	// on it, are gone.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, baseURL())
+		require.NoError(t, err)
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, "DROP ROLE IF EXISTS "+role)
+		require.NoError(t, err)
+	})
+	return PostgresDSN(t), role
+}
+
 // SQLite returns a migrated store in a file under the test's temporary
 // directory.
 func SQLite(t *testing.T) store.Store {
@@ -60,10 +92,7 @@ func openMigrated(t *testing.T, open func(context.Context) (store.Store, error))
 // MAESTRO_SKIP_POSTGRES=1 says to skip.
 func PostgresDSN(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		base = DefaultDatabaseURL
-	}
+	base := baseURL()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -115,4 +144,11 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never returns an error
 	return hex.EncodeToString(b)
+}
+
+func baseURL() string {
+	if base := os.Getenv("DATABASE_URL"); base != "" {
+		return base
+	}
+	return DefaultDatabaseURL
 }
