@@ -62,10 +62,7 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 		}
 		return a.finish(ctx, in, mt.InvocationFailed, failureObservation(tool, in, ce))
 	}
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, nil, res.Payload))
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	wording := a.successWording(ctx, tool, in, nil, res.Payload, fallbackReadWording)
 	obs := observation.Success("Looked up "+tool.Name, wording, res.Payload, nil, source(tool, in))
 	return a.finish(ctx, in, mt.InvocationSucceeded, obs)
 }
@@ -155,10 +152,10 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		// neither claim it nor call it failed.
 		return a.settleUnknown(ctx, tool, in, owner, err.Error())
 	}
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, res.Receipt, res.Payload))
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	// Nothing between the receipt and the ledger may fail: the wording
+	// falls back to one derived from the receipt rather than leave the
+	// effect in progress with its proof in hand.
+	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
 	return a.settle(ctx, in, store.EffectSettleParams{
 		OperationKey: in.OperationKey,
