@@ -20,7 +20,7 @@ func brokenWordingCatalog(t *testing.T) []byte {
 	t.Helper()
 	cat := tools.DemoCatalogYAML
 	for old, broken := range map[string]string{
-		`success: "Here is what I found for tenant {{.Args.tenant_id}}."`: `success: "Tenant {{.Args.tenant_id}} owes {{.Payload.no_such_field}}."`,
+		`success: "Here is what I found for tenant {{.Args.tenant_id}}."`:                        `success: "Tenant {{.Args.tenant_id}} owes {{.Payload.no_such_field}}."`,
 		`success: "I've created work order {{.Receipt.ID}}; its status is {{.Receipt.Status}}."`: `success: "I've created work order {{.Receipt.ID}} for {{.Payload.no_such_field}}."`,
 	} {
 		require.True(t, bytes.Contains(cat, []byte(old)), "the demo catalog changed: %s", old)
