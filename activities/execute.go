@@ -157,7 +157,7 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 	// effect in progress with its proof in hand.
 	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
-	return a.settle(ctx, in, store.EffectSettleParams{
+	err := a.cfg.Store.EffectSettle(ctx, store.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectSucceeded,
@@ -165,6 +165,13 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		AfterState:   res.Payload,
 		Result:       &obs,
 	})
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		return a.lateReceipt(ctx, in, owner, res, obs)
+	case err != nil:
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
+	}
+	return outcome(mt.InvocationSucceeded, obs)
 }
 
 func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, ce *connectors.Error) (workflows.InvocationResult, error) {

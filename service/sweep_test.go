@@ -99,6 +99,27 @@ func TestSweepHoldsAnEffectWhoseWorkflowWasTerminated(t *testing.T) {
 	// A second sweep has nothing left to do, and nothing was sent twice.
 	require.Equal(t, workflows.SweepResult{}, e.sweep())
 	require.Equal(t, 1, e.standins.Sandbox.CountWorkOrders())
+
+	// The provider's answer, held until now, reaches the attempt the
+	// terminated workflow left behind: its receipt settles the held effect
+	// instead of being dropped.
+	e.standins.Sandbox.Faults().Release()
+	require.Eventually(t, func() bool {
+		eff, err := e.store.EffectGet(e.ctx, key)
+		require.NoError(t, err)
+		return eff.Status == mt.EffectSucceeded
+	}, 30*time.Second, 50*time.Millisecond, "the late receipt was dropped")
+	eff, err = e.store.EffectGet(e.ctx, key)
+	require.NoError(t, err)
+	require.NotNil(t, eff.Receipt)
+	_, ok := e.standins.Sandbox.WorkOrder(eff.Receipt.ID)
+	require.True(t, ok, "the receipt is the provider's own")
+	require.Equal(t, []string{string(store.ReconciliationEscalated), string(store.ReconciliationAdopted)}, e.reconciliationKinds(key))
+	resp, err = e.invoke("create_work_order", key, woArgs)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, resp.State)
+	require.Equal(t, eff.Receipt.ID, resp.Observation.Receipt.ID)
+	require.Equal(t, 1, e.standins.Sandbox.CountWorkOrders())
 }
 
 func TestResentKeyOfATerminatedWorkflowAnswersTheFinalObservation(t *testing.T) {
