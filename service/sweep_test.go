@@ -165,3 +165,30 @@ func TestResentKeyOfATerminatedApprovalWaitAnswersFailed(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, mt.InvocationFailed, inv.State)
 }
+
+func TestSweepFinishesATerminatedApprovalWait(t *testing.T) {
+	t.Parallel()
+	e := setup(t, withStrandableEffects)
+	key := e.key("refund")
+	resp, err := e.invoke("issue_refund", key, refundArgs)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationAwaitingApproval, resp.State)
+
+	// A workflow that still waits is left alone.
+	require.Equal(t, workflows.SweepResult{}, e.sweep())
+	inv, err := e.store.InvocationGetByKey(e.ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationAwaitingApproval, inv.State)
+
+	require.NoError(t, e.temporal.TerminateWorkflow(e.ctx, workflows.InvocationWorkflowID(key), "", "killed by the test"))
+	require.Equal(t, workflows.SweepResult{Finished: 1}, e.sweep())
+	inv, err = e.store.InvocationGetByKey(e.ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationFailed, inv.State)
+	require.Equal(t, mt.CodeAborted, inv.Observation.Code)
+
+	got, err := e.agent.Invocation(e.ctx, resp.InvocationID)
+	require.NoError(t, err)
+	require.False(t, got.Pending)
+	require.Equal(t, mt.InvocationFailed, got.State)
+}
