@@ -192,3 +192,19 @@ func TestSweepFinishesATerminatedApprovalWait(t *testing.T) {
 	require.False(t, got.Pending)
 	require.Equal(t, mt.InvocationFailed, got.State)
 }
+
+func TestPollOfATerminatedApprovalWaitAnswersFailed(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	key := e.key("refund")
+	resp, err := e.invoke("issue_refund", key, refundArgs)
+	require.NoError(t, err)
+	require.True(t, resp.Pending)
+	require.NoError(t, e.temporal.TerminateWorkflow(e.ctx, workflows.InvocationWorkflowID(key), "", "killed by the test"))
+
+	got, err := e.agent.Invocation(e.ctx, resp.InvocationID)
+	require.NoError(t, err)
+	require.False(t, got.Pending, "%+v", got.Observation)
+	require.Equal(t, mt.InvocationFailed, got.State)
+	require.Equal(t, mt.CodeAborted, got.Observation.Code)
+}
