@@ -41,6 +41,11 @@ type Config struct {
 	// Transcripts says which transcript_ref URLs the post-call judge may
 	// fetch. Optional: the zero policy refuses every transcript_ref.
 	Transcripts transcriptref.Policy
+	// SweepIdle is how long an invocation must sit open and unchanged
+	// before the sweeper asks whether its workflow still runs. It only
+	// keeps the sweeper off invocations admission is still starting.
+	// Optional: default 1m.
+	SweepIdle time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -52,6 +57,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.TokenTTL == 0 {
 		c.TokenTTL = 300 * time.Second
+	}
+	if c.SweepIdle == 0 {
+		c.SweepIdle = time.Minute
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -68,6 +76,8 @@ func (c Config) validate() error {
 		return errors.New("activities: a catalog is required")
 	case c.Connectors == nil:
 		return errors.New("activities: connectors are required")
+	case c.SweepIdle < 0:
+		return fmt.Errorf("activities: sweep idle time %s is negative", c.SweepIdle)
 	}
 	return nil
 }
@@ -92,6 +102,8 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.Execute, activityName(workflows.ActivityExecute))
 	w.RegisterActivityWithOptions(a.RecordDeferred, activityName(workflows.ActivityRecordDeferred))
 	w.RegisterActivityWithOptions(a.AuditScan, activityName(workflows.ActivityAuditScan))
+	w.RegisterActivityWithOptions(a.Finalize, activityName(workflows.ActivityFinalize))
+	w.RegisterActivityWithOptions(a.Sweep, activityName(workflows.ActivitySweep))
 	w.RegisterActivityWithOptions(a.UndoList, activityName(workflows.ActivityUndoList))
 	w.RegisterActivityWithOptions(a.Compensate, activityName(workflows.ActivityCompensate))
 	w.RegisterActivityWithOptions(a.SessionHalt, activityName(workflows.ActivitySessionHalt))

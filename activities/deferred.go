@@ -8,7 +8,6 @@ import (
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/observation"
 	"github.com/maestro-run/maestro/store"
-	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -34,10 +33,7 @@ func (a *Activities) RecordDeferred(ctx context.Context, in workflows.ExecuteInp
 	if err != nil {
 		return workflows.InvocationResult{}, fmt.Errorf("error encoding deferred payload: %w", err)
 	}
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, nil, payload))
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	wording := a.successWording(ctx, tool, in, nil, payload, fallbackDeferredWording)
 	obs := observation.Success(
 		"Recorded for delivery after the call; nothing has been delivered yet",
 		wording, payload, nil, source(tool, in))

@@ -62,10 +62,7 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 		}
 		return a.finish(ctx, in, mt.InvocationFailed, failureObservation(tool, in, ce))
 	}
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, nil, res.Payload))
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	wording := a.successWording(ctx, tool, in, nil, res.Payload, fallbackReadWording)
 	obs := observation.Success("Looked up "+tool.Name, wording, res.Payload, nil, source(tool, in))
 	return a.finish(ctx, in, mt.InvocationSucceeded, obs)
 }
@@ -155,12 +152,12 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		// neither claim it nor call it failed.
 		return a.settleUnknown(ctx, tool, in, owner, err.Error())
 	}
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, res.Receipt, res.Payload))
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	// Nothing between the receipt and the ledger may fail: the wording
+	// falls back to one derived from the receipt rather than leave the
+	// effect in progress with its proof in hand.
+	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
-	return a.settle(ctx, in, store.EffectSettleParams{
+	err := a.cfg.Store.EffectSettle(ctx, store.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectSucceeded,
@@ -168,6 +165,13 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		AfterState:   res.Payload,
 		Result:       &obs,
 	})
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		return a.lateReceipt(ctx, in, owner, res, obs)
+	case err != nil:
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
+	}
+	return outcome(mt.InvocationSucceeded, obs)
 }
 
 func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, ce *connectors.Error) (workflows.InvocationResult, error) {

@@ -37,6 +37,12 @@ type fixture struct {
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
+	return setupCatalog(t, tools.DemoCatalogYAML)
+}
+
+// setupCatalog is setup with another catalog than the demo's.
+func setupCatalog(t *testing.T, catalog []byte) *fixture {
+	t.Helper()
 	dsn := storetest.PostgresDSN(t)
 	st, err := store.OpenPostgres(t.Context(), dsn)
 	require.NoError(t, err)
@@ -46,7 +52,7 @@ func setup(t *testing.T) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = raw.Close() })
 
-	cat, err := tools.Load(tools.DemoCatalogYAML)
+	cat, err := tools.Load(catalog)
 	require.NoError(t, err)
 	require.NoError(t, st.ToolRegistrySync(t.Context(), service.RegistryRows(cat)))
 

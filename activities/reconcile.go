@@ -110,10 +110,7 @@ func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.E
 	if err := checkReceipt(tool, found.Receipt); err != nil {
 		return a.escalate(ctx, tool, in, owner, why+"; the provider's matching record does not prove the effect: "+err.Error())
 	}
-	obs, err := adoptedObservation(tool, in, found)
-	if err != nil {
-		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	obs := a.adoptedObservation(ctx, tool, in, found)
 	return a.settleFinding(ctx, in, store.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
@@ -273,10 +270,7 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 		if err := checkReceipt(held.tool, m.Receipt); err != nil {
 			return held.effect, fmt.Errorf("%w: the matching record does not prove the effect: %v", ErrUnresolved, err)
 		}
-		obs, err := adoptedObservation(held.tool, held.in, m)
-		if err != nil {
-			return store.Effect{}, err
-		}
+		obs := a.adoptedObservation(ctx, held.tool, held.in, m)
 		p.Status, p.Receipt, p.AfterState, p.Result, p.InvocationState = mt.EffectSucceeded, m.Receipt, m.Payload, &obs, mt.InvocationSucceeded
 		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationAdopted, Actor: actor, Receipt: m.Receipt,
 			Reason: fmt.Sprintf("checked on request; adopted %s, the provider's only matching record", m.Receipt.ID)}
@@ -402,13 +396,10 @@ func attestationID() string {
 
 // adoptedObservation is the success the lost answer would have produced:
 // the receipt is the provider's own, so the tool's wording may claim it.
-func adoptedObservation(tool *tools.Tool, in workflows.ExecuteInput, found connectors.Result) (mt.Observation, error) {
-	wording, err := tool.RenderWording(tools.OutcomeSuccess, templateData(in, found.Receipt, found.Payload))
-	if err != nil {
-		return mt.Observation{}, err
-	}
+func (a *Activities) adoptedObservation(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, found connectors.Result) mt.Observation {
+	wording := a.successWording(ctx, tool, in, found.Receipt, found.Payload, fallbackReceiptWording(found.Receipt))
 	summary := successSummary(tool, found.Receipt) + "; found in the provider's records after its answer was lost"
-	return observation.Success(summary, wording, found.Payload, found.Receipt, source(tool, in)), nil
+	return observation.Success(summary, wording, found.Payload, found.Receipt, source(tool, in))
 }
 
 // attestedObservation reports an effect recorded as done on a human's

@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -63,7 +66,36 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
 		inv = s.wait(r.Context(), inv)
 	}
+	if !inv.State.Terminal() && !adm.Created {
+		// A re-sent key whose workflow is gone must hear how it ended, not
+		// "still running" for ever.
+		inv = s.finalizeStranded(r.Context(), inv)
+	}
 	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID)
+}
+
+// Finalizer finishes an invocation whose workflow ended without finishing
+// it; *activities.Activities is one.
+type Finalizer interface {
+	FinalizeStranded(ctx context.Context, invocationID string) (store.Invocation, error)
+}
+
+// finalizeStranded returns the invocation final if its workflow no longer
+// runs, and as it was otherwise (its workflow still runs, or its effect's
+// lease has not run out yet and the sweep will finish it).
+func (s *Server) finalizeStranded(ctx context.Context, inv store.Invocation) store.Invocation {
+	if s.cfg.Finalizer == nil || inv.State.Terminal() {
+		return inv
+	}
+	got, err := s.cfg.Finalizer.FinalizeStranded(ctx, inv.ID)
+	switch {
+	case err == nil:
+		return got
+	case errors.Is(err, activities.ErrWorkflowRunning), errors.Is(err, activities.ErrLeaseLive):
+	default:
+		s.cfg.Logger.Warn("could not finish a stranded invocation", "invocation", inv.ID, "err", err)
+	}
+	return inv
 }
 
 // wait blocks until the invocation is final or WaitTimeout passes, then
@@ -83,6 +115,12 @@ func (s *Server) wait(ctx context.Context, inv store.Invocation) store.Invocatio
 		}
 		if got.State.Terminal() || err == nil || waitCtx.Err() != nil {
 			return got
+		}
+		var closed *temporal.WorkflowExecutionError
+		if errors.As(err, &closed) {
+			// The workflow ended without finishing the invocation; waiting
+			// longer cannot change that.
+			return s.finalizeStranded(ctx, got)
 		}
 		s.cfg.Logger.Warn("waiting on invocation workflow failed; retrying", "invocation", inv.ID, "err", err)
 		select {
@@ -105,6 +143,7 @@ func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
+	inv = s.finalizeStranded(r.Context(), inv)
 	approvalID := ""
 	if inv.Route == mt.RouteGated {
 		if apr, err := s.cfg.Store.ApprovalRequestGetByKey(r.Context(), inv.OperationKey); err == nil {

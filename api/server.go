@@ -26,6 +26,10 @@ type Config struct {
 	Temporal client.Client
 	// Reconciler settles effects held for reconciliation.
 	Reconciler Reconciler
+	// Finalizer finishes an invocation whose workflow ended without
+	// finishing it, when its key is re-sent or it is polled. Optional:
+	// without it, only the scheduled sweep does.
+	Finalizer Finalizer
 	// TwilioAuthToken verifies X-Twilio-Signature on Twilio's status
 	// callbacks: the auth token of the account maestro sends from.
 	// Optional: without it every callback is refused.

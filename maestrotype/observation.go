@@ -55,6 +55,9 @@ const (
 	// CodeNotDelivered: an effect whose outcome was unknown was found, by
 	// the provider's records or a human, not to have happened.
 	CodeNotDelivered Code = "not_delivered"
+	// CodeAborted: the invocation stopped (its workflow failed, was
+	// terminated or timed out) before it performed anything.
+	CodeAborted Code = "invocation_aborted"
 	// CodeNotHeld: a reconciliation decision found the effect already
 	// settled, or never held for reconciliation.
 	CodeNotHeld Code = "not_held_for_reconciliation"

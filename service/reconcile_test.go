@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -77,6 +78,28 @@ func TestTwilioLostAnswerAdoptsTheMessageItFinds(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Your technician arrives at 9.", msg.Detail["body"])
 	require.Equal(t, []string{"adopted"}, e.reconciliationKinds(e.key("sms")))
+}
+
+func TestAdoptedMatchWithBrokenWordingStillSettles(t *testing.T) {
+	t.Parallel()
+	const (
+		wording = `success: "I've sent the text; Twilio reports it {{.Receipt.Status}}."`
+		broken  = `success: "I've sent the text; Twilio reports it {{.Receipt.Status}} to {{.Payload.no_such_field}}."`
+	)
+	require.True(t, bytes.Contains(tools.DemoCatalogYAML, []byte(wording)), "the demo catalog changed")
+	e := setup(t, withShortProviderTimeout, func(o *options) {
+		o.catalog = bytes.Replace(tools.DemoCatalogYAML, []byte(wording), []byte(broken), 1)
+	})
+	loseNextAnswer(t, e.standins.Twilio.Faults())
+
+	resp, err := e.invoke("send_sms", e.key("sms"), smsArgs)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, resp.State, "%+v", resp.Observation)
+	sid := e.standins.Twilio.Messages()[0].SID
+	require.Equal(t, sid, resp.Observation.Receipt.ID)
+	require.Equal(t, "The provider accepted the request; the reference is "+sid+".", resp.Observation.Wording)
+	require.Equal(t, []string{"adopted"}, e.reconciliationKinds(e.key("sms")))
+	require.Equal(t, 1, e.standins.Twilio.CountMessages())
 }
 
 func TestHTTPLostAnswerIsReplayedUnderTheSameKey(t *testing.T) {

@@ -49,6 +49,11 @@ type Config struct {
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
+	// SweepEvery is how often the sweep finishes invocations whose
+	// workflow ended without finishing them. Optional: default 1m.
+	SweepEvery time.Duration
+	// SweepIdle: see activities.Config. Optional.
+	SweepIdle time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 	// TwilioAuthToken verifies Twilio's status callbacks: see api.Config.
@@ -108,6 +113,9 @@ func (c Config) WithDefaults() Config {
 	if c.TaskQueue == "" {
 		c.TaskQueue = workflows.TaskQueue
 	}
+	if c.SweepEvery == 0 {
+		c.SweepEvery = time.Minute
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -145,7 +153,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
-		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		return nil, err
@@ -159,8 +167,12 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		w.Stop()
 		return nil, err
 	}
+	if err := scheduleSweep(ctx, cfg.Temporal, cfg.TaskQueue, cfg.SweepEvery); err != nil {
+		w.Stop()
+		return nil, err
+	}
 	srv, err := api.New(api.Config{
-		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts,
+		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts, Finalizer: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
 		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL, Transcripts: cfg.Transcripts,
 	})

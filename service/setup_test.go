@@ -63,6 +63,8 @@ type options struct {
 	providerTimeout time.Duration
 	waitTimeout     time.Duration
 	tokenTTL        time.Duration
+	leaseTTL        time.Duration
+	sweepIdle       time.Duration
 	// catalog overrides the demo catalog.
 	catalog []byte
 	// timeouts override the API server's connection timeouts.
@@ -112,6 +114,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TaskQueue:   taskQueue,
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
+		LeaseTTL:    o.leaseTTL,
+		SweepIdle:   o.sweepIdle,
 		Logger:      slog.New(slog.DiscardHandler),
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),

@@ -26,6 +26,7 @@ var allMigrations = []appliedMigration{
 	{Version: 3, Name: "sessions_saga_postcall"},
 	{Version: 4, Name: "reconciliation"},
 	{Version: 5, Name: "message_status"},
+	{Version: 6, Name: "sweep"},
 }
 
 func TestMigrate(t *testing.T) {

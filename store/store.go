@@ -118,6 +118,16 @@ type Store interface {
 	// InvocationFinish stores the final state and observation.
 	InvocationFinish(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error
 	InvocationSetState(ctx context.Context, id string, state maestrotype.InvocationState) error
+	// InvocationFinishOpen is InvocationFinish for a finisher that may come
+	// late (the sweeper, a finalizer): it finishes the invocation only if it
+	// is not final yet, and otherwise fails with ErrInvocationFinal, leaving
+	// the outcome the agent may already have heard.
+	InvocationFinishOpen(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error
+	// InvocationListOpen returns invocations not yet final (running or
+	// awaiting approval) whose row has not changed for at least idleFor,
+	// least recently changed first: those whose workflow may have ended
+	// without finishing them.
+	InvocationListOpen(ctx context.Context, idleFor time.Duration, limit int) ([]Invocation, error)
 	// InvocationListBySession returns a session's invocations in the order
 	// they were admitted.
 	InvocationListBySession(ctx context.Context, sessionID string) ([]Invocation, error)
@@ -140,6 +150,10 @@ type Store interface {
 	// EffectListByStatus returns effects in a status, oldest first: the
 	// order a reconciliation queue is worked in.
 	EffectListByStatus(ctx context.Context, status maestrotype.EffectStatus, limit int) ([]Effect, error)
+	// EffectListLeaseExpired returns in-progress effects whose lease has
+	// expired by the database's clock, longest expired first: attempts that
+	// stopped between claiming a key and settling it.
+	EffectListLeaseExpired(ctx context.Context, limit int) ([]Effect, error)
 
 	// EffectReconcile settles an effect whose outcome was unknown from what
 	// reconciliation found, and appends p.Event in the same transaction, so

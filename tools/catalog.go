@@ -13,6 +13,9 @@ type Catalog struct {
 	agents    []*Agent
 	operators []*Operator
 	postCall  *PostCall
+	// sessionFacts is the contract of what a session may carry: see
+	// SessionFact.
+	sessionFacts []SessionFact
 }
 
 // Hash returns the hex sha256 of the catalog file, recorded next to the

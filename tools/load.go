@@ -32,6 +32,8 @@ type (
 		Operators []operatorFile `yaml:"operators"`
 		Tools     []toolFile     `yaml:"tools"`
 		PostCall  *postCallFile  `yaml:"postcall"`
+		// SessionFacts declares what a session's context may carry.
+		SessionFacts []sessionFactFile `yaml:"session_facts"`
 	}
 	agentFile struct {
 		ID           string   `yaml:"id"`
@@ -141,8 +143,12 @@ func Load(data []byte) (*Catalog, error) {
 	if f.PostCall != nil {
 		c.postCall = buildPostCall(p, *f.PostCall)
 	}
+	for _, sf := range f.SessionFacts {
+		c.sessionFacts = append(c.sessionFacts, SessionFact(sf))
+	}
 
 	v := &validator{p: p, c: c}
+	v.sessionFacts()
 	v.tools(rows)
 	v.agents()
 	v.operators()

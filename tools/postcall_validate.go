@@ -173,6 +173,9 @@ func (v *validator) postCallArgs(row string, args map[string]*Template, target *
 					p.add(row, field, "reads %s, which %s does not declare (it declares %s)", ref, source, strings.Join(readable, ", "))
 				}
 			case rootSession:
+				if len(path) > 1 && !slices.Contains(v.c.sessionFactNames(), path[1]) {
+					p.add(row, field, "reads %s, which session_facts does not declare (%s)", ref, v.describeSessionFacts())
+				}
 			default:
 				p.add(row, field, "reads %s; post-call templates see .Args and .Session", ref)
 			}

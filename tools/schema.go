@@ -91,6 +91,22 @@ func (s *Schema) required() []string {
 	return out
 }
 
+// optionalAlong walks a path of argument names down the schema and returns
+// the first one (dotted, from the top) that the schema does not require,
+// or "" when every step is required and so present in any valid call.
+func (s *Schema) optionalAlong(path []string) string {
+	node := s.doc
+	for i, name := range path {
+		obj, _ := node.(map[string]any)
+		list, _ := obj["required"].([]any)
+		if !slices.Contains(list, any(name)) {
+			return strings.Join(path[:i+1], ".")
+		}
+		node = property(node, name)
+	}
+	return ""
+}
+
 // acceptsString reports whether the named argument may be a string, so a
 // template can fill it. An argument the schema does not type may be
 // anything.

@@ -29,6 +29,8 @@ type TemplateData struct {
 	Payload any
 	// Session holds facts about the conversation, keyed in snake_case like
 	// the approval conditions that read them ("caller_number", "tenant_id").
+	// Tool templates get only "id"; post-call arguments get the session's
+	// declared facts (see SessionFact).
 	Session map[string]any
 	// OperationKey identifies the business effect.
 	OperationKey string

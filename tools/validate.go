@@ -316,6 +316,8 @@ func (v *validator) compensation(row string, t *Tool) {
 		// for, never from the rest of its response.
 		sc := afterCall(t)
 		sc.payload = "compensation arguments are taken from the receipt, not the payload"
+		sc.session = "compensation arguments render from the receipt and the compensated call's arguments, without the session"
+		sc.absentAsEmpty = true
 		v.templateRefs(row, field, t, tmpl, sc)
 	}
 	if target.InputSchema != nil {
@@ -388,11 +390,17 @@ func (v *validator) requiredWording(row string, t *Tool) {
 	}
 }
 
-// scope says which call data a template may read: each field holds why
-// that root is unavailable, or is empty when it is available.
+// scope says which call data a template may read: each string field holds
+// why that root is unavailable, or is empty when it is available.
 type scope struct {
 	receipt string
 	payload string
+	// session is why .Session is unavailable; when it is available, tool
+	// templates see only .Session.id (see SessionFact).
+	session string
+	// absentAsEmpty is set for templates rendered by RenderArgs, where an
+	// absent argument reads as empty instead of failing the render.
+	absentAsEmpty bool
 }
 
 // beforeCall is the scope of templates rendered before the provider runs.
@@ -421,8 +429,18 @@ func (v *validator) templateRefs(row, field string, t *Tool, tmpl *Template, sc 
 		ref := "." + strings.Join(path, ".")
 		switch path[0] {
 		case rootArgs:
-			if len(path) > 1 && args != nil && !slices.Contains(args, path[1]) {
+			switch {
+			case len(path) < 2:
+			case args != nil && !slices.Contains(args, path[1]):
 				p.add(row, field, "reads %s, which input_schema does not declare (it declares %s)", ref, strings.Join(args, ", "))
+			case sc.absentAsEmpty || t.InputSchema == nil:
+			default:
+				// missingkey=error makes an absent argument fail the render,
+				// guard or not: {{if .Args.x}} fails just like {{.Args.x}}.
+				if optional := t.InputSchema.optionalAlong(path[1:]); optional != "" {
+					p.add(row, field, "reads %s, but input_schema does not require %s, so it can be absent when this renders: require it, or read it with {{with index .Args %q}}…{{end}}",
+						ref, optional, path[1])
+				}
 			}
 		case rootReceipt:
 			switch {
@@ -438,6 +456,14 @@ func (v *validator) templateRefs(row, field string, t *Tool, tmpl *Template, sc 
 				p.add(row, field, "reads %s, but %s", ref, sc.payload)
 			}
 		case rootSession:
+			switch {
+			case sc.session != "":
+				p.add(row, field, "reads %s, but %s", ref, sc.session)
+			case len(path) > 1 && path[1] != SessionFactID:
+				p.add(row, field, "reads %s, but tool templates see only .Session.%s: session facts are optional, so only post-call arguments read them", ref, SessionFactID)
+			case len(path) > 2:
+				p.add(row, field, "reads %s, but .Session.%s is a string", ref, SessionFactID)
+			}
 		case rootOperationKey:
 			if len(path) > 1 {
 				p.add(row, field, "reads %s, but .OperationKey is a string", ref)

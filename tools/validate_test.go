@@ -14,6 +14,9 @@ import (
 // refusal case below breaks exactly one rule of it.
 const minimalCatalog = `
 version: 1
+session_facts:
+  - name: caller_number
+  - name: tenant_id
 agents:
   - id: agent
     api_key_sha256: 8254c329a92850f6d539dd376f4816ee2764517da5e0235514af433164480d7a
@@ -274,6 +277,45 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 		{"compensation passes an argument its tool does not take", func(d catalogDoc) {
 			d.sub("book", "compensation")["args"] = map[string]any{"booking_id": "{{.Receipt.ID}}", "reason": "undo"}
 		}, `tools[2] "book"`, "compensation.args.reason"},
+		{"wording reads an optional argument", func(d catalogDoc) {
+			d.sub("book", "wording")["success"] = "Booking {{.Receipt.ID}} is made for {{.Args.when}}."
+		}, `tools[2] "book"`, "wording.success"},
+		{"a guard does not make an optional argument safe", func(d catalogDoc) {
+			d.sub("book", "wording")["success"] = "Booking {{.Receipt.ID}} is made{{if .Args.when}} for {{.Args.when}}{{end}}."
+		}, `tools[2] "book"`, "wording.success"},
+		{"connector reads an optional argument", func(d catalogDoc) {
+			d.sub("book", "connector")["path"] = "/bookings/{{pathescape .Args.when}}"
+		}, `tools[2] "book"`, "connector.path"},
+		{"connector reads an optional nested argument", func(d catalogDoc) {
+			d.tool("notify")["input_schema"] = map[string]any{"type": "object", "required": []any{"to", "body", "meta"}, "properties": map[string]any{
+				"to": map[string]any{"type": "string"}, "body": map[string]any{"type": "string"},
+				"meta": map[string]any{"type": "object", "properties": map[string]any{"tag": map[string]any{"type": "string"}}},
+			}}
+			d.sub("notify", "connector")["body"] = "{{.Args.body}} {{.Args.meta.tag}}"
+		}, `tools[1] "notify"`, "connector.body"},
+		{"wording reads a session fact", func(d catalogDoc) {
+			d.sub("notify", "wording")["success"] = "I've sent it to {{.Session.caller_number}}; Twilio reports it {{.Receipt.Status}}."
+		}, `tools[1] "notify"`, "wording.success"},
+		{"connector reads a session fact", func(d catalogDoc) { d.sub("notify", "connector")["to"] = "{{.Session.caller_number}}" }, `tools[1] "notify"`, "connector.to"},
+		{"compensation reads the session", func(d catalogDoc) {
+			d.sub("book", "compensation")["args"] = map[string]any{"booking_id": "{{.Receipt.ID}}{{.Session.id}}"}
+		}, `tools[2] "book"`, "compensation.args.booking_id"},
+		{"rule reads an undeclared session fact", func(d catalogDoc) {
+			d.rule()["args"].(map[string]any)["to"] = "{{.Session.caller_phone}}"
+		}, `postcall.rules[0] "callback"`, "args.to"},
+		{"delivery reads a session fact when none is declared", func(d catalogDoc) {
+			delete(d, "session_facts")
+			d.delivery()["args"].(map[string]any)["to"] = "{{.Session.caller_number}}"
+		}, `postcall.deliveries[0] "note"`, "args.to"},
+		{"session fact without a name", func(d catalogDoc) {
+			d["session_facts"] = append(d["session_facts"].([]any), map[string]any{"description": "nameless"})
+		}, "session_facts[2]", "name"},
+		{"session fact shadows the session ID", func(d catalogDoc) {
+			d["session_facts"] = append(d["session_facts"].([]any), map[string]any{"name": "id"})
+		}, `session_facts[2] "id"`, "name"},
+		{"duplicate session fact", func(d catalogDoc) {
+			d["session_facts"] = append(d["session_facts"].([]any), map[string]any{"name": "tenant_id"})
+		}, `session_facts[2] "tenant_id"`, "name"},
 		{"gated tool without pending wording", func(d catalogDoc) { delete(d.sub("refund", "wording"), "pending") }, `tools[4] "refund"`, "wording.pending"},
 		{"pending wording on an ungated tool", func(d catalogDoc) { d.sub("book", "wording")["pending"] = "Hold on." }, `tools[2] "book"`, "wording.pending"},
 		{"missing failure wording", func(d catalogDoc) { delete(d.sub("book", "wording"), "failure") }, `tools[2] "book"`, "wording.failure"},
@@ -378,6 +420,33 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			require.Failf(t, "refusal does not name the row and field", "want %s: %s, got:\n%v", tc.row, tc.field, err)
 		})
 	}
+}
+
+func TestTemplatesMayReadWhatIsAlwaysPresent(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	// Required arguments, the session's ID, declared receipt fields, an
+	// optional argument read through index, and declared session facts in
+	// post-call arguments are present whenever the template renders.
+	d.sub("book", "wording")["success"] = `Booking {{.Receipt.ID}} ({{.Receipt.Fields.resource_id}}) is made{{with index .Args "when"}} for {{.}}{{end}} in session {{.Session.id}}.`
+	d.sub("notify", "connector")["body"] = "{{.Args.body}} ({{.OperationKey}}, {{.Session.id}})"
+	d.rule()["args"].(map[string]any)["body"] = "{{.Args.text}} from tenant {{.Session.tenant_id}}"
+	data, err := yaml.Marshal(map[string]any(d))
+	require.NoError(t, err)
+	c, err := tools.Load(data)
+	require.NoError(t, err)
+	require.Equal(t, []tools.SessionFact{{Name: "caller_number"}, {Name: "tenant_id"}}, c.SessionFacts())
+}
+
+func TestOptionalArgumentRefusalNamesTheFix(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	d.sub("book", "wording")["success"] = "Booking {{.Receipt.ID}} is made for {{.Args.when}}."
+	data, err := yaml.Marshal(map[string]any(d))
+	require.NoError(t, err)
+	_, err = tools.Load(data)
+	require.ErrorContains(t, err, `tools[2] "book": wording.success: reads .Args.when, but input_schema does not require when, so it can be absent when this renders`)
+	require.ErrorContains(t, err, `{{with index .Args "when"}}`)
 }
 
 func TestLoadReportsEveryProblemAtOnce(t *testing.T) {

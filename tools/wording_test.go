@@ -92,7 +92,7 @@ tools:
     effect: read
     delivery: readonly
     reversibility: none
-    input_schema: {type: object, properties: {id: {type: string}}}
+    input_schema: {type: object, required: [id], properties: {id: {type: string}}}
     connector: {kind: http, service: api, method: GET, path: "/balances/{{pathescape .Args.id}}"}
     wording:
       success: "The balance is {{.Payload.balance_cents}} cents."

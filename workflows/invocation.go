@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,10 +55,64 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 			fmt.Sprintf("unknown route %q", in.Route), ErrTypeUnknownRoute, nil)
 	}
 	if err != nil {
-		return InvocationResult{}, err
+		res, err = finalize(ctx, in, err)
+		if err != nil {
+			return InvocationResult{}, err
+		}
 	}
 	state = res.State
 	return res, nil
+}
+
+// finalizeVersion marks invocations that finalize the ledger when they end
+// in error; histories recorded before it ended with the error alone.
+const finalizeVersion = "finalize-on-error"
+
+// FinalizeRetry keeps finalizing through a ledger outage and until a lease
+// another attempt holds has run out. What it still cannot finish, the
+// sweeper does.
+var FinalizeRetry = &temporal.RetryPolicy{
+	InitialInterval:    time.Second,
+	BackoffCoefficient: 2,
+	MaximumInterval:    time.Minute,
+	MaximumAttempts:    10,
+}
+
+// finalize leaves the invocation final in the ledger after an error the
+// workflow cannot recover from (retries exhausted, an invariant broken), so
+// the agent re-sending its key hears an outcome rather than "still
+// running". It returns the final result, or the original error if the
+// ledger could not be written either.
+func finalize(ctx workflow.Context, in InvocationInput, cause error) (InvocationResult, error) {
+	if workflow.GetVersion(ctx, finalizeVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return InvocationResult{}, cause
+	}
+	fctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: ActivityTimeout,
+		RetryPolicy:         FinalizeRetry,
+	})
+	var res InvocationResult
+	err := workflow.ExecuteActivity(fctx, ActivityFinalize, FinalizeInput{
+		Execute: executeInput(in, false),
+		Cause:   rootCause(cause),
+	}).Get(fctx, &res)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("could not finalize the invocation; the sweeper will", "cause", cause, "err", err)
+		return InvocationResult{}, cause
+	}
+	return res, nil
+}
+
+// rootCause is the innermost error's message: what the activity reported,
+// without the wrapping Temporal adds on the way to the workflow.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }
 
 // readLocalVersion marks invocations whose read runs as a local activity;

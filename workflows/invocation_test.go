@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/suite"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -30,10 +32,15 @@ func executeStub(context.Context, ExecuteInput) (InvocationResult, error) {
 	return InvocationResult{}, nil
 }
 
+func finalizeStub(context.Context, FinalizeInput) (InvocationResult, error) {
+	return InvocationResult{}, nil
+}
+
 func (s *invocationSuite) SetupTest() {
 	s.env = s.NewTestWorkflowEnvironment()
 	s.env.RegisterActivityWithOptions(executeStub, activity.RegisterOptions{Name: ActivityExecute})
 	s.env.RegisterActivityWithOptions(executeStub, activity.RegisterOptions{Name: ActivityRecordDeferred})
+	s.env.RegisterActivityWithOptions(finalizeStub, activity.RegisterOptions{Name: ActivityFinalize})
 }
 
 func (s *invocationSuite) AfterTest(_, _ string) {
@@ -145,6 +152,53 @@ func (s *invocationSuite) TestUnknownRouteFailsWithoutRunningAnything() {
 	err := s.env.GetWorkflowError()
 	s.Require().Error(err)
 	s.Contains(err.Error(), ErrTypeUnknownRoute)
+}
+
+func (s *invocationSuite) TestAnErrorItCannotRecoverFromIsFinalizedInTheLedger() {
+	broken := temporal.NewNonRetryableApplicationError("settled effect call-1:op has no stored result", ErrTypeInvariant, nil)
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.Anything).Return(InvocationResult{}, broken).Once()
+	failed := InvocationResult{State: mt.InvocationFailed, Observation: mt.Observation{Status: mt.StatusError, Summary: "finalized"}}
+	s.env.OnActivity(ActivityFinalize, mock.Anything, mock.MatchedBy(func(in FinalizeInput) bool {
+		return in.Execute.InvocationID == "inv_1" && in.Execute.OperationKey == "call-1:op" &&
+			strings.Contains(in.Cause, "has no stored result")
+	})).Return(failed, nil).Once()
+
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteWrite))
+
+	s.Require().NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.Require().NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationFailed, got.State)
+	s.Equal(mt.InvocationFailed, s.queryState())
+}
+
+func (s *invocationSuite) TestRetriesExhaustedOnAGatedCallAreFinalized() {
+	lost := temporal.NewApplicationError("error settling effect: connection refused", "Ledger")
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.Anything).Return(InvocationResult{}, lost).Times(int(ActivityRetry.MaximumAttempts))
+	held := InvocationResult{State: mt.InvocationNeedsReconciliation}
+	s.env.OnActivity(ActivityFinalize, mock.Anything, mock.Anything).Return(held, nil).Once()
+
+	in := input(mt.RouteGated)
+	in.PreApproved = true
+	s.env.ExecuteWorkflow(InvocationWorkflow, in)
+
+	s.Require().NoError(s.env.GetWorkflowError())
+	var got InvocationResult
+	s.Require().NoError(s.env.GetWorkflowResult(&got))
+	s.Equal(mt.InvocationNeedsReconciliation, got.State)
+}
+
+func (s *invocationSuite) TestAFailedFinalizeLeavesTheOriginalError() {
+	broken := temporal.NewNonRetryableApplicationError("tool gone", ErrTypeInvariant, nil)
+	s.env.OnActivity(ActivityExecute, mock.Anything, mock.Anything).Return(InvocationResult{}, broken).Once()
+	s.env.OnActivity(ActivityFinalize, mock.Anything, mock.Anything).
+		Return(InvocationResult{}, temporal.NewNonRetryableApplicationError("ledger down", "Ledger", nil)).Once()
+
+	s.env.ExecuteWorkflow(InvocationWorkflow, input(mt.RouteWrite))
+
+	err := s.env.GetWorkflowError()
+	s.Require().Error(err)
+	s.Contains(err.Error(), "tool gone")
 }
 
 func (s *invocationSuite) queryState() mt.InvocationState {

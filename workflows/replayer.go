@@ -13,6 +13,7 @@ func Register(r worker.WorkflowRegistry) {
 		SessionWorkflowName:    SessionWorkflow,
 		PostCallWorkflowName:   PostCallWorkflow,
 		AuditWorkflowName:      AuditWorkflow,
+		SweepWorkflowName:      SweepWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}

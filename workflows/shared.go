@@ -14,6 +14,9 @@ const TaskQueue = "maestro"
 const (
 	ActivityExecute        = "Execute"
 	ActivityRecordDeferred = "RecordDeferred"
+	// ActivityFinalize leaves an invocation final in the ledger after its
+	// workflow met an error it cannot recover from.
+	ActivityFinalize = "Finalize"
 )
 
 // SignalApprovalDecided wakes a gated invocation after an approver decided.
@@ -76,6 +79,15 @@ type ExecuteInput struct {
 	ApprovalExpired bool
 }
 
+// FinalizeInput asks the Finalize activity to leave an invocation final:
+// failed with Cause when nothing was done, needs_reconciliation when its
+// effect may have been performed, or as its settled effect recorded.
+type FinalizeInput struct {
+	Execute ExecuteInput
+	// Cause is the error that ended the invocation, for the root cause.
+	Cause string
+}
+
 // ApprovalDecision is what the workflow learns when it wakes up.
 type ApprovalDecision struct {
 	ApprovalID string
@@ -93,4 +105,23 @@ const (
 // AuditResult is what one audit scan found.
 type AuditResult struct {
 	Findings int
+}
+
+// Sweep: a scheduled workflow finishes what ended without finishing: an
+// effect left in progress past its lease, or an invocation left open, whose
+// workflow no longer runs (terminated, timed out, or failed before it
+// could finalize).
+const (
+	SweepWorkflowName = "Sweep"
+	ActivitySweep     = "Sweep"
+	SweepScheduleID   = "maestro-sweep"
+	SweepWorkflowID   = "maestro-sweep"
+)
+
+// SweepResult is what one sweep finished.
+type SweepResult struct {
+	// Held counts effects moved to needs_reconciliation.
+	Held int
+	// Finished counts invocations left final, Held's included.
+	Finished int
 }

@@ -44,6 +44,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testReconciliation(t, setup)
 	})
+	t.Run("Sweep", func(t *testing.T) {
+		t.Parallel()
+		testSweep(t, setup)
+	})
 	t.Run("MessageStatus", func(t *testing.T) {
 		t.Parallel()
 		testMessageStatus(t, setup)

@@ -57,3 +57,13 @@ LIMIT $2;
 -- name: EffectRelease
 DELETE FROM effects
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectListLeaseExpired
+-- Effects whose holder stopped renewing or settling them: candidates for
+-- the sweeper, which checks that no workflow still runs them.
+SELECT operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+       attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+FROM effects
+WHERE status = 'in_progress' AND lease_expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+ORDER BY lease_expires_at, rowid
+LIMIT $1;

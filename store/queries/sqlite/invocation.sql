@@ -35,3 +35,20 @@ SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, st
 FROM invocations
 WHERE session_id = $1
 ORDER BY created_at, rowid;
+
+-- name: InvocationFinishOpen
+-- Finishes an invocation only if nothing has finished it yet: a late
+-- finisher must not overwrite the outcome already answered to the agent.
+UPDATE invocations
+SET state = $2, observation = $3, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1 AND state IN ('running', 'awaiting_approval');
+
+-- name: InvocationListOpen
+-- Invocations not yet final whose row has not changed for $1 milliseconds.
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at
+FROM invocations
+WHERE state IN ('running', 'awaiting_approval')
+  AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', (-$1 / 1000.0) || ' seconds')
+ORDER BY updated_at, rowid
+LIMIT $2;
