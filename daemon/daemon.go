@@ -40,9 +40,11 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		return nil, err
 	}
 	d = &Daemon{cfg: cfg}
+	// Every failure returns a nil daemon, so clean up through a copy.
+	started := d
 	defer func() {
 		if err != nil {
-			d.Stop(context.Background())
+			_ = started.Stop(context.Background())
 		}
 	}()
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
