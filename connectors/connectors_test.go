@@ -114,3 +114,24 @@ func TestReceiptsComeFromTheProvider(t *testing.T) {
 	_, err = set.Do(t.Context(), connectors.Call{Kind: "fax"})
 	require.Equal(t, connectors.ClassInvalid, connectors.AsError(err).Class)
 }
+
+func TestTwilioAsksForStatusCallbacksWhenConfigured(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	cfg := s.TwilioConfig()
+	cfg.StatusCallback = "http://127.0.0.1:1/v1/webhooks/twilio/status"
+	tw, err := connectors.NewTwilio(cfg)
+	require.NoError(t, err)
+	res, err := tw.Do(t.Context(), smsCall)
+	require.NoError(t, err)
+	msg, ok := s.Twilio.Message(res.Receipt.ID)
+	require.True(t, ok)
+	require.Equal(t, cfg.StatusCallback, msg.StatusCallback)
+
+	plain, err := connectors.NewTwilio(s.TwilioConfig())
+	require.NoError(t, err)
+	res, err = plain.Do(t.Context(), smsCall)
+	require.NoError(t, err)
+	msg, _ = s.Twilio.Message(res.Receipt.ID)
+	require.Empty(t, msg.StatusCallback, "no callback unless configured")
+}

@@ -29,6 +29,9 @@ type TwilioConfig struct {
 	// Timeout bounds each request; twilio-go ignores contexts, so this is the
 	// only bound. Optional: default 10s.
 	Timeout time.Duration
+	// StatusCallback is the URL Twilio posts each message's status changes
+	// to. When set, every CreateMessage asks for it. Optional: default none.
+	StatusCallback string
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -54,8 +57,9 @@ func (c TwilioConfig) validate() error {
 
 // Twilio sends SMS through the real twilio-go client.
 type Twilio struct {
-	api  *twapi.ApiService
-	from string
+	api            *twapi.ApiService
+	from           string
+	statusCallback string
 }
 
 // NewTwilio builds the connector.
@@ -68,7 +72,7 @@ func NewTwilio(cfg TwilioConfig) (*Twilio, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Twilio{api: api, from: cfg.From}, nil
+	return &Twilio{api: api, from: cfg.From, statusCallback: cfg.StatusCallback}, nil
 }
 
 // NewTwilioAPI builds a twilio-go API client for the Messages API at
@@ -114,6 +118,9 @@ func (t *Twilio) send(ctx context.Context, to, body string) (*twapi.ApiV2010Mess
 		return nil, &Error{Class: ClassUnreachable, Provider: "twilio", Message: "not sent: " + err.Error(), Err: err}
 	}
 	params := (&twapi.CreateMessageParams{}).SetTo(to).SetFrom(t.from).SetBody(body)
+	if t.statusCallback != "" {
+		params.SetStatusCallback(t.statusCallback)
+	}
 	msg, err := t.api.CreateMessage(params)
 	if err != nil {
 		return nil, classifyTwilio(err)
