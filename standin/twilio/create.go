@@ -71,11 +71,11 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 		To:                  to,
 		From:                from,
 		MessagingServiceSID: service,
-		Body:                body,
+		Body:                s.rewrite(body),
 		MediaURLs:           append([]string(nil), media...),
 		StatusCallback:      form.Get("StatusCallback"),
 		Status:              StatusQueued,
-		NumSegments:         segmentCount(body),
+		NumSegments:         segmentCount(s.rewrite(body)),
 		DateCreated:         now,
 		DateUpdated:         now,
 	}, nil

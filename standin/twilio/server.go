@@ -28,6 +28,13 @@ type Options struct {
 	AuthToken string
 	// Now is the clock for message timestamps. Optional: default time.Now.
 	Now func() time.Time
+	// TrialAccount stores every body behind TrialPrefix, as Twilio does for
+	// a trial account. Optional: default false.
+	TrialAccount bool
+	// SmartEncoding stores every body with curly quotes, long dashes and
+	// other look-alike Unicode replaced by their GSM-7 equivalents, as
+	// Twilio's Smart Encoding does. Optional: default false.
+	SmartEncoding bool
 }
 
 // Server is the stand-in, an http.Handler safe for concurrent use. It sends,
@@ -41,6 +48,7 @@ type Server struct {
 	accountSID string
 	authToken  string
 	now        func() time.Time
+	rewrite    func(string) string
 	store      *store
 	faults     *fault.Injector
 	handler    http.Handler
@@ -52,6 +60,7 @@ func New(opts Options) (*Server, error) {
 		accountSID: opts.AccountSID,
 		authToken:  opts.AuthToken,
 		now:        opts.Now,
+		rewrite:    bodyRewriter(opts.TrialAccount, opts.SmartEncoding),
 		store:      newStore(),
 		faults:     fault.New(fault.Options{WriteError: writeStatusError}),
 	}
