@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
 )
@@ -131,7 +132,21 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 		err = expectOne(res, ErrLeaseLost)
 	}
 	if err != nil {
-		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return nil
+}
+
+func (l *ledger) EffectLeaseRenew(ctx context.Context, operationKey, owner string, ttl time.Duration) error {
+	if ttl <= 0 {
+		return fmt.Errorf("error renewing lease on effect %q: TTL must be positive, got %s", operationKey, ttl)
+	}
+	res, err := l.db.ExecContext(ctx, l.query("EffectLeaseRenew"), operationKey, owner, ttl.Milliseconds())
+	if err == nil {
+		err = expectOne(res, ErrLeaseLost)
+	}
+	if err != nil {
+		return fmt.Errorf("error renewing lease on effect %q: %w", operationKey, err)
 	}
 	return nil
 }

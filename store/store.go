@@ -128,8 +128,17 @@ type Store interface {
 	// compensation exists before the effect can.
 	EffectClaim(ctx context.Context, p EffectClaimParams) (EffectClaimResult, error)
 	// EffectSettle records the outcome of a claimed effect. It fails with
-	// ErrLeaseLost unless p.Owner still holds the lease.
+	// ErrLeaseLost unless p.Owner still holds the lease, and with
+	// ErrReceiptTaken, changing nothing, if another operation key already
+	// holds p.Receipt (same provider and ID; HTTP receipts excepted, as
+	// they name the resource acted on).
 	EffectSettle(ctx context.Context, p EffectSettleParams) error
+	// EffectLeaseRenew sets owner's lease on its in-progress claim to end
+	// ttl from now on the database's clock, longer or shorter than it was.
+	// An attempt that must look again later shortens it, so that the
+	// attempt retrying it takes the claim over at once, the claim kept. It
+	// fails with ErrLeaseLost unless owner holds the in-progress claim.
+	EffectLeaseRenew(ctx context.Context, operationKey, owner string, ttl time.Duration) error
 	// EffectRelease hands back a claim whose provider call provably did not
 	// happen (the provider was unreachable or answered 5xx): the effect row
 	// and any undo entry pushed with it are deleted, so the next attempt
@@ -151,7 +160,9 @@ type Store interface {
 	//     a human's decision) and becomes succeeded or failed; otherwise
 	//     ErrEffectNotHeld, returned with the effect as it stands.
 	// With p.InvocationState set, the effect's invocation is finished with
-	// that state and p.Result in the same transaction. It returns the
+	// that state and p.Result in the same transaction. Like EffectSettle it
+	// fails with ErrReceiptTaken, changing nothing and logging nothing,
+	// when another operation key already holds p.Receipt. It returns the
 	// effect as settled.
 	EffectReconcile(ctx context.Context, p EffectReconcileParams) (Effect, error)
 	// EffectListByReceiptID returns the effects whose receipt carries the

@@ -44,6 +44,14 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testReconciliation(t, setup)
 	})
+	t.Run("ReceiptOwner", func(t *testing.T) {
+		t.Parallel()
+		testReceiptOwner(t, setup)
+	})
+	t.Run("EffectLeaseRenew", func(t *testing.T) {
+		t.Parallel()
+		testEffectLeaseRenew(t, setup)
+	})
 	t.Run("ReceiptStatus", func(t *testing.T) {
 		t.Parallel()
 		testReceiptStatus(t, setup)
@@ -331,7 +339,7 @@ func testEffectClaim(t *testing.T, setup setupFunc) {
 				OperationKey: p.OperationKey,
 				Owner:        "worker-a",
 				Status:       status,
-				Receipt:      newReceipt("SM1"),
+				Receipt:      newReceipt("SM_" + string(status)),
 			}))
 
 			p.Owner = "worker-b"
@@ -340,7 +348,7 @@ func testEffectClaim(t *testing.T, setup setupFunc) {
 			require.Equal(t, store.ClaimSettled, res.Outcome, status)
 			require.Equal(t, status, res.Effect.Status)
 			require.Equal(t, "worker-a", res.Effect.LeaseOwner)
-			require.Equal(t, newReceipt("SM1"), res.Effect.Receipt)
+			require.Equal(t, newReceipt("SM_"+string(status)), res.Effect.Receipt)
 			require.Equal(t, 1, res.Effect.Attempts)
 		}
 	})

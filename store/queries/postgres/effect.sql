@@ -57,3 +57,8 @@ LIMIT $2;
 -- name: EffectRelease
 DELETE FROM effects
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectLeaseRenew
+UPDATE effects
+SET lease_expires_at = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
