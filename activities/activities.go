@@ -37,6 +37,12 @@ type Config struct {
 	// TokenTTL is the lifetime of a token a policy mints for an
 	// auto-approved call. Optional: default 300s.
 	TokenTTL time.Duration
+	// ListingLag is how long a provider may take to list an effect it
+	// performed. A search that finds nothing sooner after a lost answer
+	// proves nothing: the claim is kept and the attempt retried once this
+	// has passed, when a complete search that finds nothing proves the
+	// effect absent. Optional: default 5s.
+	ListingLag time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -48,6 +54,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.TokenTTL == 0 {
 		c.TokenTTL = 300 * time.Second
+	}
+	if c.ListingLag == 0 {
+		c.ListingLag = 5 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -63,6 +72,8 @@ func (c Config) validate() error {
 		return errors.New("activities: a catalog is required")
 	case c.Connectors == nil:
 		return errors.New("activities: connectors are required")
+	case c.ListingLag < 0:
+		return fmt.Errorf("activities: listing lag must not be negative, got %s", c.ListingLag)
 	}
 	return nil
 }

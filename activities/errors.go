@@ -12,6 +12,9 @@ const (
 	ErrTypeProviderRetry = "ProviderRetry"
 	ErrTypeLeaseBusy     = "LeaseBusy"
 	ErrTypeLedger        = "Ledger"
+	// ErrTypeLookAgain: the provider's answer was lost and its records do
+	// not settle the outcome yet; the claim is kept for the retry.
+	ErrTypeLookAgain = "LookAgain"
 )
 
 func activityName(name string) activity.RegisterOptions {
@@ -39,3 +42,15 @@ func leaseBusy(expires time.Time) error {
 	return temporal.NewApplicationErrorWithOptions("another attempt holds the lease on this operation key", ErrTypeLeaseBusy,
 		temporal.ApplicationErrorOptions{NextRetryDelay: wait})
 }
+
+// lookAgain asks Temporal to retry once delay has passed. The attempt that
+// returns it has cut its lease to end just before, so the retry takes the
+// claim over and reconciles before anything is sent.
+func lookAgain(why string, delay time.Duration) error {
+	return temporal.NewApplicationErrorWithOptions(why, ErrTypeLookAgain,
+		temporal.ApplicationErrorOptions{NextRetryDelay: delay + lookAgainMargin})
+}
+
+// lookAgainMargin lets the shortened lease expire on the database's clock
+// before the retry claims.
+const lookAgainMargin = 250 * time.Millisecond

@@ -38,6 +38,8 @@ type Config struct {
 	WaitTimeout time.Duration
 	// LeaseTTL: see activities.Config. Optional.
 	LeaseTTL time.Duration
+	// ListingLag: see activities.Config. Optional.
+	ListingLag time.Duration
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
@@ -89,7 +91,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
-		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, ListingLag: cfg.ListingLag, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err

@@ -60,13 +60,17 @@ type options struct {
 	providerTimeout time.Duration
 	waitTimeout     time.Duration
 	tokenTTL        time.Duration
+	// listingLag is how long a lost answer's search waits to be trusted.
+	listingLag time.Duration
+	// standins configures the provider stand-ins.
+	standins standin.Options
 	// catalog overrides the demo catalog.
 	catalog []byte
 }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
 	t.Helper()
-	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second}
+	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second, listingLag: 300 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -77,7 +81,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
 	st := storetest.Postgres(t)
-	sins, err := standin.Start()
+	sins, err := standin.StartWith(o.standins)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
 
@@ -97,6 +101,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TaskQueue:   taskQueue,
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
+		ListingLag:  o.listingLag,
 		Logger:      slog.New(slog.DiscardHandler),
 	})
 	require.NoError(t, err)
