@@ -44,7 +44,9 @@ var (
 // is unknown, in either phase, and a failure status is a failure.
 func TestFailuresAreClassifiedByWhatTheySayAboutTheEffect(t *testing.T) {
 	t.Parallel()
-	rule := func(r fault.Rule) func(*fault.Injector) error { return func(i *fault.Injector) error { return i.Add(r) } }
+	rule := func(r fault.Rule) func(*fault.Injector) error {
+		return func(i *fault.Injector) error { return i.Add(r) }
+	}
 	fail := func(status int, phase fault.Phase) func(*fault.Injector) error {
 		return rule(fault.Rule{Action: fault.Fail, Status: status, Phase: phase})
 	}

@@ -30,13 +30,17 @@ type answerProvider struct {
 var answerProviders = []answerProvider{
 	{
 		name: "twilio", tool: "send_sms", path: "/2010-04-01/",
-		args:   func(n int) string { return fmt.Sprintf(`{"to":"+14155550100","body":"Your technician arrives at 9 (%d)."}`, n) },
+		args: func(n int) string {
+			return fmt.Sprintf(`{"to":"+14155550100","body":"Your technician arrives at 9 (%d)."}`, n)
+		},
 		faults: func(s *standin.Set) *fault.Injector { return s.Twilio.Faults() },
 		count:  func(s *standin.Set) int { return s.Twilio.CountMessages() },
 	},
 	{
 		name: "ses", tool: "email_property_manager", path: "/v2/email/outbound-emails",
-		args:   func(n int) string { return fmt.Sprintf(`{"tenant_id":"t_100","summary":"The heating in unit 4B is out (%d)."}`, n) },
+		args: func(n int) string {
+			return fmt.Sprintf(`{"tenant_id":"t_100","summary":"The heating in unit 4B is out (%d)."}`, n)
+		},
 		faults: func(s *standin.Set) *fault.Injector { return s.SES.Faults() },
 		count:  func(s *standin.Set) int { return s.SES.CountEmails() },
 	},
