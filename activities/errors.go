@@ -43,14 +43,11 @@ func leaseBusy(expires time.Time) error {
 		temporal.ApplicationErrorOptions{NextRetryDelay: wait})
 }
 
-// lookAgain asks Temporal to retry once delay has passed. The attempt that
-// returns it has cut its lease to end just before, so the retry takes the
-// claim over and reconciles before anything is sent.
+// lookAgain asks Temporal to retry once delay has passed, or on the retry
+// policy's backoff for a zero delay. The attempt that returns it has handed
+// its claim to the retry, which takes it over and reconciles before
+// anything is sent.
 func lookAgain(why string, delay time.Duration) error {
 	return temporal.NewApplicationErrorWithOptions(why, ErrTypeLookAgain,
-		temporal.ApplicationErrorOptions{NextRetryDelay: delay + lookAgainMargin})
+		temporal.ApplicationErrorOptions{NextRetryDelay: delay})
 }
-
-// lookAgainMargin lets the shortened lease expire on the database's clock
-// before the retry claims.
-const lookAgainMargin = 250 * time.Millisecond

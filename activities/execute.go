@@ -287,6 +287,13 @@ func leaseOwner(ctx context.Context) string {
 	return fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
 }
 
+// nextLeaseOwner names the attempt Temporal runs if this one fails
+// retryably, to hand it the claim (see retryLater).
+func nextLeaseOwner(ctx context.Context) string {
+	info := activity.GetInfo(ctx)
+	return fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt+1)
+}
+
 func lastAttempt(ctx context.Context) bool {
 	info := activity.GetInfo(ctx)
 	if info.RetryPolicy == nil || info.RetryPolicy.MaximumAttempts == 0 {

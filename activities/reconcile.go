@@ -155,14 +155,14 @@ func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.E
 	return res, err
 }
 
-// retryLater keeps the claim for the attempt that retries this one: its
-// lease is cut to end after delay, so the retry takes the claim over and
-// reconciles before anything is sent, and Temporal is asked to run it
-// then.
+// retryLater keeps the claim for the attempt that retries this one: the
+// claim is handed over to that attempt by name, so it takes the claim over
+// (and reconciles before anything is sent) whenever it runs, and Temporal
+// is asked to run it once delay has passed. The lease still ends, for any
+// other claimer, if that attempt never comes.
 func (a *Activities) retryLater(ctx context.Context, in workflows.ExecuteInput, owner string, delay time.Duration, why string) (workflows.InvocationResult, error) {
 	a.cfg.Logger.Info("outcome not settled yet; looking again later", "operation_key", in.OperationKey, "after", delay, "why", why)
-	lease := max(delay, time.Millisecond)
-	if err := a.cfg.Store.EffectLeaseRenew(ctx, in.OperationKey, owner, lease); err != nil {
+	if err := a.cfg.Store.EffectHandOver(ctx, in.OperationKey, owner, nextLeaseOwner(ctx), delay+a.cfg.LeaseTTL); err != nil {
 		if errors.Is(err, store.ErrLeaseLost) {
 			return a.leaseLost(ctx, in)
 		}
@@ -185,6 +185,8 @@ func (a *Activities) unknownAgain(ctx context.Context, tool *tools.Tool, in work
 	}
 	delay := a.cfg.ListingLag
 	if call.Replayable() {
+		// A service failing the replay too gets the retry policy's
+		// backoff; the replay itself needs no wait.
 		delay = 0
 	}
 	return a.retryLater(ctx, in, owner, delay, ce.Error())

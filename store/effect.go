@@ -68,10 +68,13 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 		case eff.Status != maestrotype.EffectInProgress:
 			res = EffectClaimResult{Outcome: ClaimSettled, Effect: eff}
 			return nil
-		case !leaseExpired:
+		case !leaseExpired && eff.LeaseOwner != handedOverTo(p.Owner):
 			res = EffectClaimResult{Outcome: ClaimBusy, Effect: eff}
 			return nil
 		}
+		// An expired lease, or one handed over to this very claimer
+		// (EffectHandOver): either way the claimer takes the key over, and
+		// what the provider did is still to be found out.
 
 		eff, err = scanEffect(tx.QueryRowContext(ctx, l.query("EffectTakeover"), p.OperationKey, p.Owner, leaseMillis))
 		if err != nil {
@@ -137,16 +140,26 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 	return nil
 }
 
-func (l *ledger) EffectLeaseRenew(ctx context.Context, operationKey, owner string, ttl time.Duration) error {
-	if ttl <= 0 {
-		return fmt.Errorf("error renewing lease on effect %q: TTL must be positive, got %s", operationKey, ttl)
+// handedOverTo is the lease owner a handed-over claim records until the
+// attempt it names takes it over. It can never equal an attempt's own
+// name, so an attempt that claims twice still finds its first claim busy.
+func handedOverTo(owner string) string {
+	return "handed-over-to:" + owner
+}
+
+func (l *ledger) EffectHandOver(ctx context.Context, operationKey, owner, to string, ttl time.Duration) error {
+	switch {
+	case to == "":
+		return fmt.Errorf("error handing over effect %q: the next owner is required", operationKey)
+	case ttl <= 0:
+		return fmt.Errorf("error handing over effect %q: TTL must be positive, got %s", operationKey, ttl)
 	}
-	res, err := l.db.ExecContext(ctx, l.query("EffectLeaseRenew"), operationKey, owner, ttl.Milliseconds())
+	res, err := l.db.ExecContext(ctx, l.query("EffectHandOver"), operationKey, owner, handedOverTo(to), ttl.Milliseconds())
 	if err == nil {
 		err = expectOne(res, ErrLeaseLost)
 	}
 	if err != nil {
-		return fmt.Errorf("error renewing lease on effect %q: %w", operationKey, err)
+		return fmt.Errorf("error handing over effect %q: %w", operationKey, err)
 	}
 	return nil
 }

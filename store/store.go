@@ -133,12 +133,14 @@ type Store interface {
 	// holds p.Receipt (same provider and ID; HTTP receipts excepted, as
 	// they name the resource acted on).
 	EffectSettle(ctx context.Context, p EffectSettleParams) error
-	// EffectLeaseRenew sets owner's lease on its in-progress claim to end
-	// ttl from now on the database's clock, longer or shorter than it was.
-	// An attempt that must look again later shortens it, so that the
-	// attempt retrying it takes the claim over at once, the claim kept. It
-	// fails with ErrLeaseLost unless owner holds the in-progress claim.
-	EffectLeaseRenew(ctx context.Context, operationKey, owner string, ttl time.Duration) error
+	// EffectHandOver passes owner's in-progress claim to the attempt named
+	// to, which gets ClaimTakeover when it claims, however early, while
+	// every other claimer gets ClaimBusy until the lease, now ttl from now
+	// on the database's clock, expires. An attempt that must look at the
+	// provider again later hands the claim to its own retry this way, so
+	// the claim is kept and no timing decides who holds it. It fails with
+	// ErrLeaseLost unless owner holds the in-progress claim.
+	EffectHandOver(ctx context.Context, operationKey, owner, to string, ttl time.Duration) error
 	// EffectRelease hands back a claim whose provider call provably did not
 	// happen (the provider was unreachable or answered 5xx): the effect row
 	// and any undo entry pushed with it are deleted, so the next attempt
@@ -362,9 +364,10 @@ type ClaimOutcome string
 const (
 	// ClaimNew: the key was unclaimed; the caller holds a fresh lease.
 	ClaimNew ClaimOutcome = "new"
-	// ClaimTakeover: an earlier holder's lease expired while in progress;
-	// the caller now holds the lease, and the earlier attempt's outcome is
-	// unknown (reconcile or replay the provider's idempotency key first).
+	// ClaimTakeover: an earlier holder's lease expired while in progress,
+	// or the holder handed it to the caller (EffectHandOver); the caller
+	// now holds the lease, and the earlier attempt's outcome is unknown
+	// (reconcile or replay the provider's idempotency key first).
 	ClaimTakeover ClaimOutcome = "takeover"
 	// ClaimBusy: another holder's lease is live; retry later.
 	ClaimBusy ClaimOutcome = "busy"

@@ -48,9 +48,9 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testReceiptOwner(t, setup)
 	})
-	t.Run("EffectLeaseRenew", func(t *testing.T) {
+	t.Run("EffectHandOver", func(t *testing.T) {
 		t.Parallel()
-		testEffectLeaseRenew(t, setup)
+		testEffectHandOver(t, setup)
 	})
 	t.Run("ReceiptStatus", func(t *testing.T) {
 		t.Parallel()

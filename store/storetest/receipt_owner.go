@@ -86,40 +86,59 @@ func testReceiptOwner(t *testing.T, setup setupFunc) {
 	})
 }
 
-func testEffectLeaseRenew(t *testing.T, setup setupFunc) {
-	t.Run("ShortenedLeaseLetsTheNextAttemptTakeOver", func(t *testing.T) {
+func testEffectHandOver(t *testing.T, setup setupFunc) {
+	t.Run("OnlyTheNamedAttemptTakesTheClaimOver", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)
-		p := claimParams("worker-a", time.Hour)
+		p := claimParams("attempt-1", time.Hour)
 		_, err := s.EffectClaim(ctx, p)
 		require.NoError(t, err)
+		require.NoError(t, s.EffectHandOver(ctx, p.OperationKey, "attempt-1", "attempt-2", time.Hour))
 
+		for _, owner := range []string{"attempt-1", "someone-else"} {
+			other := p
+			other.Owner = owner
+			res, err := s.EffectClaim(ctx, other)
+			require.NoError(t, err)
+			require.Equal(t, store.ClaimBusy, res.Outcome, owner)
+		}
 		next := p
-		next.Owner = "worker-b"
+		next.Owner = "attempt-2"
 		res, err := s.EffectClaim(ctx, next)
 		require.NoError(t, err)
-		require.Equal(t, store.ClaimBusy, res.Outcome)
-
-		require.NoError(t, s.EffectLeaseRenew(ctx, p.OperationKey, "worker-a", time.Millisecond))
-		require.Eventually(t, func() bool {
-			res, err = s.EffectClaim(ctx, next)
-			return err == nil && res.Outcome == store.ClaimTakeover
-		}, 5*time.Second, 5*time.Millisecond)
-		require.Equal(t, "worker-b", res.Effect.LeaseOwner)
+		require.Equal(t, store.ClaimTakeover, res.Outcome, "at once, long before the lease ends")
+		require.Equal(t, "attempt-2", res.Effect.LeaseOwner)
 		require.Equal(t, maestrotype.EffectInProgress, res.Effect.Status, "the claim was kept")
+		require.Equal(t, 2, res.Effect.Attempts)
 	})
 
-	t.Run("RefusesAnotherOwnerAndBadTTL", func(t *testing.T) {
+	t.Run("ExpiredHandOverIsTakenOverByAnyone", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		p := claimParams("attempt-1", time.Hour)
+		_, err := s.EffectClaim(ctx, p)
+		require.NoError(t, err)
+		require.NoError(t, s.EffectHandOver(ctx, p.OperationKey, "attempt-1", "attempt-2", time.Millisecond))
+		other := p
+		other.Owner = "sweeper"
+		require.Eventually(t, func() bool {
+			res, err := s.EffectClaim(ctx, other)
+			return err == nil && res.Outcome == store.ClaimTakeover
+		}, 5*time.Second, 5*time.Millisecond)
+	})
+
+	t.Run("RefusesAnotherOwnerAndBadInput", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)
 		p := claimParams("worker-a", time.Hour)
 		_, err := s.EffectClaim(ctx, p)
 		require.NoError(t, err)
-		require.ErrorIs(t, s.EffectLeaseRenew(ctx, p.OperationKey, "worker-b", time.Second), store.ErrLeaseLost)
-		require.ErrorIs(t, s.EffectLeaseRenew(ctx, "op_missing", "worker-a", time.Second), store.ErrLeaseLost)
-		require.Error(t, s.EffectLeaseRenew(ctx, p.OperationKey, "worker-a", 0))
+		require.ErrorIs(t, s.EffectHandOver(ctx, p.OperationKey, "worker-b", "worker-c", time.Second), store.ErrLeaseLost)
+		require.ErrorIs(t, s.EffectHandOver(ctx, "op_missing", "worker-a", "worker-c", time.Second), store.ErrLeaseLost)
+		require.Error(t, s.EffectHandOver(ctx, p.OperationKey, "worker-a", "worker-c", 0))
+		require.Error(t, s.EffectHandOver(ctx, p.OperationKey, "worker-a", "", time.Second))
 
 		require.NoError(t, s.EffectSettle(ctx, store.EffectSettleParams{OperationKey: p.OperationKey, Owner: "worker-a", Status: maestrotype.EffectFailed}))
-		require.ErrorIs(t, s.EffectLeaseRenew(ctx, p.OperationKey, "worker-a", time.Second), store.ErrLeaseLost, "a settled effect has no lease")
+		require.ErrorIs(t, s.EffectHandOver(ctx, p.OperationKey, "worker-a", "worker-c", time.Second), store.ErrLeaseLost, "a settled effect has no lease")
 	})
 }

@@ -58,7 +58,7 @@ LIMIT $2;
 DELETE FROM effects
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 
--- name: EffectLeaseRenew
+-- name: EffectHandOver
 UPDATE effects
-SET lease_expires_at = now() + $3::bigint * interval '1 millisecond', updated_at = now()
+SET lease_owner = $3, lease_expires_at = now() + $4::bigint * interval '1 millisecond', updated_at = now()
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';

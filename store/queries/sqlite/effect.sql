@@ -58,8 +58,9 @@ LIMIT $2;
 DELETE FROM effects
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 
--- name: EffectLeaseRenew
+-- name: EffectHandOver
 UPDATE effects
-SET lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($3 / 1000.0) || ' seconds'),
+SET lease_owner = $3,
+    lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($4 / 1000.0) || ' seconds'),
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
