@@ -302,3 +302,35 @@ func TestTwoKeysNeverAdoptOneText(t *testing.T) {
 	require.Contains(t, heldResp.Observation.NextActions.RootCause, "belongs to another operation key")
 	require.Equal(t, 1, e.standins.Twilio.CountMessages(), "nothing was sent")
 }
+
+// TestMoneyWithAnUnknownAnswerIsHeldInEitherPhase: a refund whose answer
+// proves nothing is never replayed, even under its Idempotency-Key; a
+// human decides, whether or not the money moved.
+func TestMoneyWithAnUnknownAnswerIsHeldInEitherPhase(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for i, tc := range []struct {
+		rule    fault.Rule
+		refunds int
+	}{
+		{fault.Rule{Action: fault.Fail, Status: http.StatusInternalServerError, Phase: fault.AfterEffect}, 1},
+		{fault.Rule{Action: fault.Fail, Status: http.StatusTooManyRequests, Phase: fault.BeforeEffect}, 0},
+		{fault.Rule{Action: fault.Fail, Status: http.StatusTooManyRequests, Phase: fault.AfterEffect}, 1},
+		{fault.Rule{Action: fault.Fail, Status: http.StatusServiceUnavailable, Phase: fault.BeforeEffect}, 0},
+	} {
+		name := fmt.Sprintf("refund-%d", i)
+		tc.rule.Method, tc.rule.Path = http.MethodPost, "/v1/refunds"
+		require.NoError(t, e.standins.Sandbox.Faults().Add(tc.rule))
+		before := e.standins.Sandbox.CountRefunds()
+		pending := e.requestRefund(name)
+		_, err := e.ops.Approve(e.ctx, pending.ApprovalID, "duplicate confirmed")
+		require.NoError(t, err)
+
+		done, err := e.agent.Wait(e.ctx, pending.InvocationID)
+		require.NoError(t, err)
+		require.Equal(t, mt.InvocationNeedsReconciliation, done.State, "%s: %+v", name, done.Observation)
+		require.Equal(t, tc.refunds, e.standins.Sandbox.CountRefunds()-before, name)
+		require.Contains(t, e.requireHeld(e.key(name)).Reason, "money", name)
+	}
+	require.Zero(t, e.standins.Sandbox.IdempotentReplays(), "money is never replayed")
+}
