@@ -41,9 +41,11 @@ var ErrNeedsRole = errors.New("operator lacks the role this decision needs")
 type unknownCause int
 
 const (
-	// takenOver: an earlier attempt stopped while holding the key. Its
-	// lease has since expired, so its call ended at least a lease ago, long
-	// enough for the provider's records to show it.
+	// takenOver: an earlier attempt stopped while holding the key. Either
+	// its lease has since expired, so its call ended at least a lease ago,
+	// or it handed the key to this attempt and Temporal held this attempt
+	// back for the listing lag (retryLater): long enough, either way, for
+	// the provider's records to show the call.
 	takenOver unknownCause = iota
 	// answerLost: this attempt's own call went unanswered a moment ago; the
 	// provider's records may not show it yet.
