@@ -334,3 +334,30 @@ func TestMoneyWithAnUnknownAnswerIsHeldInEitherPhase(t *testing.T) {
 	}
 	require.Zero(t, e.standins.Sandbox.IdempotentReplays(), "money is never replayed")
 }
+
+// TestTwilioFailedStatusIsAFailureWhateverElseTheAnswerHolds: Twilio
+// answers 201 with a SID for a text to a handset it cannot reach, but the
+// status is failed: the agent is told it did not go through, with
+// Twilio's own cause, and nothing is resent. A record found by a search
+// after a lost answer is judged the same way.
+func TestTwilioFailedStatusIsAFailureWhateverElseTheAnswerHolds(t *testing.T) {
+	t.Parallel()
+	e := setup(t, func(o *options) { o.standins.Twilio.Unreachable = []string{"+14155550100"} })
+
+	resp := e.invokeToEnd("send_sms", e.key("sms"), smsArgs)
+	require.Equal(t, mt.InvocationFailed, resp.State, "%+v", resp.Observation)
+	require.Equal(t, mt.CodeNotDelivered, resp.Observation.Code)
+	require.Nil(t, resp.Observation.Receipt, "a failed message proves no success")
+	require.Contains(t, resp.Observation.NextActions.RootCause, "30003")
+	require.Contains(t, resp.Observation.NextActions.RootCause, "Unreachable destination handset")
+	require.NotContains(t, strings.ToLower(resp.Observation.Wording), "i've sent")
+	require.Equal(t, 1, e.standins.Twilio.CountMessages(), "not resent")
+
+	require.NoError(t, e.standins.Twilio.Faults().Add(fault.Rule{Action: fault.Fail, Status: http.StatusInternalServerError, Phase: fault.AfterEffect}))
+	lost := e.invokeToEnd("send_sms", e.key("sms-lost"), `{"to":"+14155550100","body":"Another text."}`)
+	require.Equal(t, mt.InvocationFailed, lost.State, "%+v", lost.Observation)
+	require.Equal(t, mt.CodeNotDelivered, lost.Observation.Code)
+	require.Contains(t, lost.Observation.NextActions.RootCause, "status failed")
+	require.Equal(t, []string{"adopted"}, e.reconciliationKinds(e.key("sms-lost")), "found, and taken for what it is")
+	require.Equal(t, 2, e.standins.Twilio.CountMessages(), "one record per key, never resent")
+}

@@ -21,7 +21,11 @@ var callbackClient = &http.Client{Timeout: 5 * time.Second}
 // the first refused or failed post, because Twilio does not retry status
 // callbacks either; a receiver must not depend on seeing every step.
 func (s *Server) sendStatusCallbacks(m Message) {
-	for _, status := range []string{StatusSent, StatusDelivered} {
+	statuses := []string{StatusSent, StatusDelivered}
+	if m.Status == StatusFailed {
+		statuses = []string{StatusFailed}
+	}
+	for _, status := range statuses {
 		form := url.Values{
 			"AccountSid":    {m.AccountSID},
 			"ApiVersion":    {apiVersion},

@@ -65,6 +65,10 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 	}
 
 	now := s.now()
+	status, errCode, errMsg := StatusQueued, 0, ""
+	if s.unreachable[to] {
+		status, errCode, errMsg = StatusFailed, codeUnreachable, "Unreachable destination handset"
+	}
 	return Message{
 		SID:                 newSID("SM"),
 		AccountSID:          s.accountSID,
@@ -74,7 +78,9 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 		Body:                s.rewrite(body),
 		MediaURLs:           append([]string(nil), media...),
 		StatusCallback:      form.Get("StatusCallback"),
-		Status:              StatusQueued,
+		Status:              status,
+		ErrorCode:           errCode,
+		ErrorMessage:        errMsg,
 		NumSegments:         segmentCount(s.rewrite(body)),
 		DateCreated:         now,
 		DateUpdated:         now,

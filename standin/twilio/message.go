@@ -14,7 +14,12 @@ const (
 	StatusQueued    = "queued"
 	StatusSent      = "sent"
 	StatusDelivered = "delivered"
+	// StatusFailed is final: the message never reached the handset.
+	StatusFailed = "failed"
 )
+
+// codeUnreachable is Twilio's error for a handset that cannot be reached.
+const codeUnreachable = 30003
 
 // Message is one outbound message as the stand-in stores it.
 type Message struct {
@@ -27,6 +32,8 @@ type Message struct {
 	MediaURLs           []string
 	StatusCallback      string
 	Status              string
+	ErrorCode           int // zero unless the message failed
+	ErrorMessage        string
 	NumSegments         int
 	DateCreated         time.Time
 	DateUpdated         time.Time
@@ -104,6 +111,8 @@ func (m *Message) resource() messageResource {
 		DateSent:            optionalDate(m.DateSent),
 		DateUpdated:         formatDate(m.DateUpdated),
 		Direction:           "outbound-api",
+		ErrorCode:           optionalInt(m.ErrorCode),
+		ErrorMessage:        optional(m.ErrorMessage),
 		From:                optional(m.From),
 		MessagingServiceSID: optional(m.MessagingServiceSID),
 		NumMedia:            strconv.Itoa(len(m.MediaURLs)),
@@ -131,6 +140,13 @@ func optionalDate(t time.Time) *string {
 	}
 	s := formatDate(t)
 	return &s
+}
+
+func optionalInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 func optional(s string) *string {

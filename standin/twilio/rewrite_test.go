@@ -35,3 +35,23 @@ func TestAccountsRewriteStoredBodies(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreachableRecipientsFail: a text to a handset that cannot be
+// reached is created failed, with Twilio's error, and stays failed.
+func TestUnreachableRecipientsFail(t *testing.T) {
+	t.Parallel()
+	f := newFixtureWith(t, standin.Options{Unreachable: []string{recipient}})
+	c := f.client(t)
+	m := f.send(t, c, recipient, sender, "hello")
+	require.Equal(t, standin.StatusFailed, *m.Status)
+	require.Equal(t, 30003, *m.ErrorCode)
+	require.Equal(t, "Unreachable destination handset", *m.ErrorMessage)
+
+	again, err := c.Api.FetchMessage(*m.Sid, nil)
+	require.NoError(t, err)
+	require.Equal(t, standin.StatusFailed, *again.Status, "a failed message never advances")
+
+	ok := f.send(t, c, "+14155550199", sender, "hello")
+	require.Equal(t, standin.StatusQueued, *ok.Status, "other recipients are reached")
+	require.Nil(t, ok.ErrorCode)
+}

@@ -35,6 +35,11 @@ type Options struct {
 	// other look-alike Unicode replaced by their GSM-7 equivalents, as
 	// Twilio's Smart Encoding does. Optional: default false.
 	SmartEncoding bool
+	// Unreachable lists recipients whose handsets cannot be reached: a
+	// message to one is created "failed" with error 30003 and never
+	// advances, as Twilio answers for a number that cannot receive texts.
+	// Optional: default none.
+	Unreachable []string
 }
 
 // Server is the stand-in, an http.Handler safe for concurrent use. It sends,
@@ -45,24 +50,26 @@ type Options struct {
 // or appearing on a list page): queued → sent → delivered. Sends are never
 // deduplicated, as with real Twilio.
 type Server struct {
-	accountSID string
-	authToken  string
-	now        func() time.Time
-	rewrite    func(string) string
-	store      *store
-	faults     *fault.Injector
-	handler    http.Handler
+	accountSID  string
+	authToken   string
+	now         func() time.Time
+	rewrite     func(string) string
+	unreachable map[string]bool
+	store       *store
+	faults      *fault.Injector
+	handler     http.Handler
 }
 
 // New returns a Server with no messages.
 func New(opts Options) (*Server, error) {
 	s := &Server{
-		accountSID: opts.AccountSID,
-		authToken:  opts.AuthToken,
-		now:        opts.Now,
-		rewrite:    bodyRewriter(opts.TrialAccount, opts.SmartEncoding),
-		store:      newStore(),
-		faults:     fault.New(fault.Options{WriteError: writeStatusError}),
+		accountSID:  opts.AccountSID,
+		authToken:   opts.AuthToken,
+		now:         opts.Now,
+		rewrite:     bodyRewriter(opts.TrialAccount, opts.SmartEncoding),
+		unreachable: map[string]bool{},
+		store:       newStore(),
+		faults:      fault.New(fault.Options{WriteError: writeStatusError}),
 	}
 	if s.accountSID == "" {
 		s.accountSID = DefaultAccountSID
@@ -72,6 +79,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	for _, to := range opts.Unreachable {
+		s.unreachable[to] = true
 	}
 	if !alphanumeric.MatchString(s.accountSID) || !alphanumeric.MatchString(s.authToken) {
 		return nil, errors.New("error creating twilio stand-in: account SID and auth token must be alphanumeric")
