@@ -46,6 +46,12 @@ type Config struct {
 	// keeps the sweeper off invocations admission is still starting.
 	// Optional: default 1m.
 	SweepIdle time.Duration
+	// ListingLag is how long a provider may take to list an effect it
+	// performed. A search that finds nothing sooner after a lost answer
+	// proves nothing: the claim is kept and the attempt retried once this
+	// has passed, when a complete search that finds nothing proves the
+	// effect absent. Optional: default 5s.
+	ListingLag time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -60,6 +66,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.SweepIdle == 0 {
 		c.SweepIdle = time.Minute
+	}
+	if c.ListingLag == 0 {
+		c.ListingLag = 5 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -78,6 +87,8 @@ func (c Config) validate() error {
 		return errors.New("activities: connectors are required")
 	case c.SweepIdle < 0:
 		return fmt.Errorf("activities: sweep idle time %s is negative", c.SweepIdle)
+	case c.ListingLag < 0:
+		return fmt.Errorf("activities: listing lag must not be negative, got %s", c.ListingLag)
 	}
 	return nil
 }

@@ -12,6 +12,9 @@ const (
 	ErrTypeProviderRetry = "ProviderRetry"
 	ErrTypeLeaseBusy     = "LeaseBusy"
 	ErrTypeLedger        = "Ledger"
+	// ErrTypeLookAgain: the provider's answer was lost and its records do
+	// not settle the outcome yet; the claim is kept for the retry.
+	ErrTypeLookAgain = "LookAgain"
 )
 
 func activityName(name string) activity.RegisterOptions {
@@ -38,4 +41,13 @@ func leaseBusy(expires time.Time) error {
 	}
 	return temporal.NewApplicationErrorWithOptions("another attempt holds the lease on this operation key", ErrTypeLeaseBusy,
 		temporal.ApplicationErrorOptions{NextRetryDelay: wait})
+}
+
+// lookAgain asks Temporal to retry once delay has passed, or on the retry
+// policy's backoff for a zero delay. The attempt that returns it has handed
+// its claim to the retry, which takes it over and reconciles before
+// anything is sent.
+func lookAgain(why string, delay time.Duration) error {
+	return temporal.NewApplicationErrorWithOptions(why, ErrTypeLookAgain,
+		temporal.ApplicationErrorOptions{NextRetryDelay: delay})
 }

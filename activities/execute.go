@@ -57,7 +57,9 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 	res, err := a.cfg.Connectors.Do(ctx, call)
 	if err != nil {
 		ce := connectors.AsError(err)
-		if ce.Retryable() && !lastAttempt(ctx) {
+		// A read changes nothing, so an unknown outcome is as safe to
+		// repeat as an unreachable provider.
+		if (ce.Retryable() || ce.Class == connectors.ClassUnknown) && !lastAttempt(ctx) {
 			return workflows.InvocationResult{}, retryable(ErrTypeProviderRetry, ce)
 		}
 		return a.finish(ctx, in, mt.InvocationFailed, failureObservation(tool, in, ce))
@@ -127,6 +129,9 @@ func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.Ex
 	res, err := a.cfg.Connectors.Do(ctx, call)
 	if err != nil {
 		ce := connectors.AsError(err)
+		// The seam where the provider may have acted and answered with an
+		// error that proves nothing. The crash test kills the worker here.
+		failpoint.Inject(failpoint.AfterProviderError)
 		if ce.Class != connectors.ClassUnknown || failpoint.LedgerBypassed() {
 			return a.settleFailure(ctx, tool, in, owner, ce)
 		}
@@ -134,10 +139,8 @@ func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.Ex
 		if rerr != nil || !resend {
 			return rres, rerr
 		}
-		// Only a replay under the provider's idempotency key comes back
-		// here, so a second lost answer is settled as unknown, not chased.
 		if res, err = a.cfg.Connectors.Do(ctx, call); err != nil {
-			return a.settleFailure(ctx, tool, in, owner, connectors.AsError(err))
+			return a.unknownAgain(ctx, tool, in, owner, call, connectors.AsError(err))
 		}
 	}
 	// The seam the ledger exists for: the provider has acted and nothing
@@ -286,6 +289,13 @@ func invocationState(s mt.EffectStatus) mt.InvocationState {
 func leaseOwner(ctx context.Context) string {
 	info := activity.GetInfo(ctx)
 	return fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+}
+
+// nextLeaseOwner names the attempt Temporal runs if this one fails
+// retryably, to hand it the claim (see retryLater).
+func nextLeaseOwner(ctx context.Context) string {
+	info := activity.GetInfo(ctx)
+	return fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt+1)
 }
 
 func lastAttempt(ctx context.Context) bool {

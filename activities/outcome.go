@@ -47,6 +47,12 @@ func failureObservation(tool *tools.Tool, in workflows.ExecuteInput, ce *connect
 		f.RootCause = ce.Error()
 		f.Remediation = "Correct the argument the provider named and call again with a new operation key."
 		f.StopCondition = "Stop if the corrected call is refused too; tell the person it was not done."
+	case connectors.ClassFailed:
+		f.Code = mt.CodeNotDelivered
+		f.Summary = fmt.Sprintf("%s did not go through: %s reported it failed", tool.Name, ce.Provider)
+		f.RootCause = ce.Error()
+		f.Remediation = "Tell the person it did not go through. If they still want it, check the details the provider objected to and call again with a new operation key."
+		f.StopCondition = "Do not retry with this operation key; stop if a new one fails the same way."
 	default:
 		f.Code = mt.CodeProviderUnavailable
 		f.Summary = fmt.Sprintf("%s stayed unavailable after retries; nothing was done", ce.Provider)

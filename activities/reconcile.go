@@ -41,9 +41,11 @@ var ErrNeedsRole = errors.New("operator lacks the role this decision needs")
 type unknownCause int
 
 const (
-	// takenOver: an earlier attempt stopped while holding the key. Its
-	// lease has since expired, so its call ended at least a lease ago, long
-	// enough for the provider's records to show it.
+	// takenOver: an earlier attempt stopped while holding the key. Either
+	// its lease has since expired, so its call ended at least a lease ago,
+	// or it handed the key to this attempt and Temporal held this attempt
+	// back for the listing lag (retryLater): long enough, either way, for
+	// the provider's records to show the call.
 	takenOver unknownCause = iota
 	// answerLost: this attempt's own call went unanswered a moment ago; the
 	// provider's records may not show it yet.
@@ -73,6 +75,12 @@ func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflo
 	}
 	found, err := a.cfg.Connectors.Lookup(ctx, call, eff.CreatedAt.Add(-lookupSkew))
 	if err != nil {
+		if !errors.Is(err, connectors.ErrNotSearchable) && !lastAttempt(ctx) {
+			// The search itself failed: nothing is known yet, and nothing
+			// is sent; look again later under the same claim.
+			res, err := a.retryLater(ctx, in, owner, a.cfg.ListingLag, why+"; "+lookupFailure(err))
+			return res, false, err
+		}
 		res, err := a.escalate(ctx, tool, in, owner, why+"; "+lookupFailure(err))
 		return res, false, err
 	}
@@ -91,10 +99,16 @@ func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflo
 	case !found.Complete:
 		res, err := a.escalate(ctx, tool, in, owner, why+"; the provider's records could not all be searched")
 		return res, false, err
+	case cause == answerLost && !lastAttempt(ctx):
+		// Not resent yet: an answer lost a moment ago may belong to a
+		// record the provider has not listed yet. The claim is kept and the
+		// retry, once the listing lag has passed, takes it over; its
+		// complete search then proves the effect absent, or finds it.
+		res, err := a.retryLater(ctx, in, owner, a.cfg.ListingLag,
+			why+"; the provider lists no such effect yet, which is not proof so soon after the call: looking again after the listing lag")
+		return res, false, err
 	case cause == answerLost:
-		// Held rather than resent: an answer lost a moment ago may belong
-		// to a record the provider has not listed yet.
-		res, err := a.escalate(ctx, tool, in, owner, why+"; the provider shows no such effect yet, which is not proof so soon after the call: check again later")
+		res, err := a.escalate(ctx, tool, in, owner, why+"; the provider shows no such effect yet, which is not proof so soon after the call, and no attempt is left to look again: check again later")
 		return res, false, err
 	}
 	a.logFinding(ctx, store.ReconciliationEvent{
@@ -105,24 +119,76 @@ func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflo
 }
 
 // adopt settles the key with the provider's record of the effect, exactly
-// as if the lost answer had arrived.
-func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, found connectors.Result, why string) (workflows.InvocationResult, error) {
+// as if the lost answer had arrived: succeeded with the record's receipt,
+// or failed if the record's own status says the effect failed. The ledger
+// refuses the record, in the same transaction, if another key holds it
+// already; the key is then held for a human.
+func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, found connectors.Match, why string) (workflows.InvocationResult, error) {
 	if err := checkReceipt(tool, found.Receipt); err != nil {
 		return a.escalate(ctx, tool, in, owner, why+"; the provider's matching record does not prove the effect: "+err.Error())
 	}
-	obs := a.adoptedObservation(ctx, tool, in, found)
-	return a.settleFinding(ctx, in, store.EffectReconcileParams{
+	p := store.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
-		Status:       mt.EffectSucceeded,
 		Receipt:      found.Receipt,
 		AfterState:   found.Payload,
-		Result:       &obs,
 		Event: store.ReconciliationEvent{
 			Kind: store.ReconciliationAdopted, Actor: "reconciler:" + owner, Receipt: found.Receipt,
-			Reason: fmt.Sprintf("%s; adopted %s, the provider's only matching record", why, found.Receipt.ID),
+			Reason: fmt.Sprintf("%s; adopted %s, the provider's only matching record not credited to another key: %s", why, found.Receipt.ID, found.Evidence),
 		},
-	})
+	}
+	if connectors.ReceiptStatusMeaning(found.Receipt) == connectors.StatusFailed {
+		obs := failureObservation(tool, in, &connectors.Error{Class: connectors.ClassFailed, Provider: found.Receipt.Provider,
+			Message: fmt.Sprintf("the provider's record %s, found after its answer was lost, has status %s", found.Receipt.ID, found.Receipt.Status)})
+		p.Status, p.Result, p.Error = mt.EffectFailed, &obs, obs.NextActions.RootCause
+	} else {
+		obs := a.adoptedObservation(ctx, tool, in, found.Result)
+		p.Status, p.Result = mt.EffectSucceeded, &obs
+	}
+	res, err := a.settleFinding(ctx, in, p)
+	if errors.Is(err, store.ErrReceiptTaken) {
+		return a.escalate(ctx, tool, in, owner, fmt.Sprintf(
+			"%s; the matching record %s belongs to another operation key, as the ledger found when settling, so only a human can say whether this call had an effect",
+			why, found.Receipt.ID))
+	}
+	return res, err
+}
+
+// retryLater keeps the claim for the attempt that retries this one: the
+// claim is handed over to that attempt by name, so it takes the claim over
+// (and reconciles before anything is sent) whenever it runs, and Temporal
+// is asked to run it once delay has passed. The lease still ends, for any
+// other claimer, if that attempt never comes.
+func (a *Activities) retryLater(ctx context.Context, in workflows.ExecuteInput, owner string, delay time.Duration, why string) (workflows.InvocationResult, error) {
+	a.cfg.Logger.Info("outcome not settled yet; looking again later", "operation_key", in.OperationKey, "after", delay, "why", why)
+	if err := a.cfg.Store.EffectHandOver(ctx, in.OperationKey, owner, nextLeaseOwner(ctx), delay+a.cfg.LeaseTTL); err != nil {
+		if errors.Is(err, store.ErrLeaseLost) {
+			return a.leaseLost(ctx, in)
+		}
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error keeping the claim for a later look: %w", err))
+	}
+	return workflows.InvocationResult{}, lookAgain(why, delay)
+}
+
+// unknownAgain settles a second answer that proves nothing, from the call
+// that reconciliation allowed. It is never resent from here: the retry
+// takes the claim over and reconciles again (a replay under the provider's
+// idempotency key at once, a search once the listing lag has passed). With
+// no attempt left, the key is held for a human.
+func (a *Activities) unknownAgain(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, ce *connectors.Error) (workflows.InvocationResult, error) {
+	if ce.Class != connectors.ClassUnknown {
+		return a.settleFailure(ctx, tool, in, owner, ce)
+	}
+	if lastAttempt(ctx) {
+		return a.escalate(ctx, tool, in, owner, ce.Error()+"; no attempt is left to reconcile it again")
+	}
+	delay := a.cfg.ListingLag
+	if call.Replayable() {
+		// A service failing the replay too gets the retry policy's
+		// backoff; the replay itself needs no wait.
+		delay = 0
+	}
+	return a.retryLater(ctx, in, owner, delay, ce.Error())
 }
 
 // escalate holds the key in needs_reconciliation for a human: it is listed
@@ -141,11 +207,16 @@ func (a *Activities) escalate(ctx context.Context, tool *tools.Tool, in workflow
 }
 
 // settleFinding is settle for an outcome reconciliation decided: the
-// effect and the finding that explains it commit together.
+// effect and the finding that explains it commit together. A receipt
+// another key holds comes back as store.ErrReceiptTaken, unwrapped for the
+// caller to decide on.
 func (a *Activities) settleFinding(ctx context.Context, in workflows.ExecuteInput, p store.EffectReconcileParams) (workflows.InvocationResult, error) {
 	_, err := a.cfg.Store.EffectReconcile(ctx, p)
 	if errors.Is(err, store.ErrLeaseLost) {
 		return a.leaseLost(ctx, in)
+	}
+	if errors.Is(err, store.ErrReceiptTaken) {
+		return workflows.InvocationResult{}, store.ErrReceiptTaken
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling reconciled effect: %w", err))
@@ -165,8 +236,8 @@ func (a *Activities) logFinding(ctx context.Context, e store.ReconciliationEvent
 // unclaimed drops the matches the ledger already credits to another
 // operation key: the same text to the same number, sent for another
 // effect, must not be mistaken for this one.
-func (a *Activities) unclaimed(ctx context.Context, operationKey string, matches []connectors.Result) ([]connectors.Result, error) {
-	var out []connectors.Result
+func (a *Activities) unclaimed(ctx context.Context, operationKey string, matches []connectors.Match) ([]connectors.Match, error) {
+	var out []connectors.Match
 	for _, m := range matches {
 		owners, err := a.cfg.Store.EffectListByReceiptID(ctx, m.Receipt.ID)
 		if err != nil {
@@ -270,10 +341,17 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 		if err := checkReceipt(held.tool, m.Receipt); err != nil {
 			return held.effect, fmt.Errorf("%w: the matching record does not prove the effect: %v", ErrUnresolved, err)
 		}
-		obs := a.adoptedObservation(ctx, held.tool, held.in, m)
-		p.Status, p.Receipt, p.AfterState, p.Result, p.InvocationState = mt.EffectSucceeded, m.Receipt, m.Payload, &obs, mt.InvocationSucceeded
+		p.Receipt, p.AfterState = m.Receipt, m.Payload
 		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationAdopted, Actor: actor, Receipt: m.Receipt,
-			Reason: fmt.Sprintf("checked on request; adopted %s, the provider's only matching record", m.Receipt.ID)}
+			Reason: fmt.Sprintf("checked on request; adopted %s, the provider's only matching record not credited to another key: %s", m.Receipt.ID, m.Evidence)}
+		if connectors.ReceiptStatusMeaning(m.Receipt) == connectors.StatusFailed {
+			obs := failureObservation(held.tool, held.in, &connectors.Error{Class: connectors.ClassFailed, Provider: m.Receipt.Provider,
+				Message: fmt.Sprintf("the provider's record %s has status %s", m.Receipt.ID, m.Receipt.Status)})
+			p.Status, p.Result, p.Error, p.InvocationState = mt.EffectFailed, &obs, obs.NextActions.RootCause, mt.InvocationFailed
+		} else {
+			obs := a.adoptedObservation(ctx, held.tool, held.in, m.Result)
+			p.Status, p.Result, p.InvocationState = mt.EffectSucceeded, &obs, mt.InvocationSucceeded
+		}
 	case len(matches) > 1:
 		return held.effect, fmt.Errorf("%w: the provider holds %d matching records (%s)", ErrUnresolved, len(matches), receiptIDs(matches))
 	case !found.Complete:
@@ -284,7 +362,11 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 		p.Status, p.Result, p.Error, p.InvocationState = mt.EffectFailed, &obs, why, mt.InvocationFailed
 		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationAbsent, Actor: actor, Reason: why}
 	}
-	return a.settleHeld(ctx, held, p)
+	eff, err := a.settleHeld(ctx, held, p)
+	if errors.Is(err, store.ErrReceiptTaken) {
+		return held.effect, fmt.Errorf("%w: the matching record %s belongs to another operation key", ErrUnresolved, p.Receipt.ID)
+	}
+	return eff, err
 }
 
 // heldEffect is an effect held for reconciliation with what deciding it
@@ -378,7 +460,7 @@ func lookupFailure(err error) string {
 	return "the provider's records could not be searched: " + err.Error()
 }
 
-func receiptIDs(rs []connectors.Result) string {
+func receiptIDs(rs []connectors.Match) string {
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.Receipt.ID

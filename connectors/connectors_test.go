@@ -9,13 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/connectors"
+	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/standin/fault"
 )
 
 func setup(t *testing.T) (*standin.Set, connectors.Set) {
 	t.Helper()
-	s, err := standin.Start()
+	return setupWith(t, standin.Options{})
+}
+
+func setupWith(t *testing.T, opts standin.Options) (*standin.Set, connectors.Set) {
+	t.Helper()
+	s, err := standin.StartWith(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	tw, ses := s.TwilioConfig(), s.SESConfig()
@@ -34,41 +40,93 @@ var (
 )
 
 // TestFailuresAreClassifiedByWhatTheySayAboutTheEffect: only a failure that
-// proves nothing happened may be retried; a lost answer is unknown.
+// proves nothing happened may be retried; every answer that proves nothing
+// is unknown, in either phase, and a failure status is a failure.
 func TestFailuresAreClassifiedByWhatTheySayAboutTheEffect(t *testing.T) {
 	t.Parallel()
+	rule := func(r fault.Rule) func(*fault.Injector) error {
+		return func(i *fault.Injector) error { return i.Add(r) }
+	}
+	fail := func(status int, phase fault.Phase) func(*fault.Injector) error {
+		return rule(fault.Rule{Action: fault.Fail, Status: status, Phase: phase})
+	}
 	tests := []struct {
 		name   string
 		call   connectors.Call
-		inject func(*standin.Set)
+		inject func(*fault.Injector) error
 		want   connectors.Class
 	}{
-		{"twilio 4xx", smsCall, func(s *standin.Set) { s.Twilio.Faults().FailNext(1, http.StatusBadRequest) }, connectors.ClassRejected},
-		{"twilio 401", smsCall, func(s *standin.Set) { s.Twilio.Faults().FailNext(1, http.StatusUnauthorized) }, connectors.ClassAuth},
-		{"twilio 503", smsCall, func(s *standin.Set) { s.Twilio.Faults().FailNext(1, http.StatusServiceUnavailable) }, connectors.ClassUnavailable},
-		{"twilio lost answer", smsCall, func(s *standin.Set) {
-			require.NoError(t, s.Twilio.Faults().Add(fault.Rule{Action: fault.Hang, Phase: fault.AfterEffect}))
-		}, connectors.ClassUnknown},
-		{"ses 500", emailCall, func(s *standin.Set) { s.SES.Faults().FailNext(1, http.StatusInternalServerError) }, connectors.ClassUnavailable},
-		{"ses 403", emailCall, func(s *standin.Set) { s.SES.Faults().FailNext(1, http.StatusForbidden) }, connectors.ClassAuth},
-		{"ses lost answer", emailCall, func(s *standin.Set) {
-			require.NoError(t, s.SES.Faults().Add(fault.Rule{Action: fault.Hang, Phase: fault.AfterEffect}))
-		}, connectors.ClassUnknown},
-		{"http 422", woCall, func(s *standin.Set) { s.Sandbox.Faults().FailNext(1, http.StatusUnprocessableEntity) }, connectors.ClassRejected},
-		{"http 429", woCall, func(s *standin.Set) { s.Sandbox.Faults().FailNext(1, http.StatusTooManyRequests) }, connectors.ClassUnavailable},
+		{"twilio 400", smsCall, fail(http.StatusBadRequest, fault.BeforeEffect), connectors.ClassRejected},
+		{"twilio 401", smsCall, fail(http.StatusUnauthorized, fault.BeforeEffect), connectors.ClassAuth},
+		{"twilio 429", smsCall, fail(http.StatusTooManyRequests, fault.BeforeEffect), connectors.ClassUnknown},
+		{"twilio 500 after the effect", smsCall, fail(http.StatusInternalServerError, fault.AfterEffect), connectors.ClassUnknown},
+		{"twilio 503", smsCall, fail(http.StatusServiceUnavailable, fault.BeforeEffect), connectors.ClassUnknown},
+		{"twilio lost answer", smsCall, rule(fault.Rule{Action: fault.Hang, Phase: fault.AfterEffect}), connectors.ClassUnknown},
+		{"twilio reset", smsCall, rule(fault.Rule{Action: fault.Reset, Phase: fault.AfterEffect}), connectors.ClassUnknown},
+		{"twilio 2xx without a SID", smsCall, rule(fault.Rule{Action: fault.Respond, Status: 201, Body: `{"status":"queued"}`}), connectors.ClassUnknown},
+		{"twilio unparsable 2xx", smsCall, rule(fault.Rule{Action: fault.Respond, Status: 201, Body: `<html>`}), connectors.ClassUnknown},
+		{"twilio failed status", smsCall, rule(fault.Rule{Action: fault.Respond, Status: 201,
+			Body: `{"sid":"SM0123","status":"failed","error_code":30003,"error_message":"Unreachable destination handset"}`}), connectors.ClassFailed},
+		{"twilio undelivered status", smsCall, rule(fault.Rule{Action: fault.Respond, Status: 201, Body: `{"sid":"SM0123","status":"undelivered"}`}), connectors.ClassFailed},
+		{"twilio canceled status", smsCall, rule(fault.Rule{Action: fault.Respond, Status: 201, Body: `{"sid":"SM0123","status":"canceled"}`}), connectors.ClassFailed},
+		{"ses 500", emailCall, fail(http.StatusInternalServerError, fault.BeforeEffect), connectors.ClassUnknown},
+		{"ses 429 after the effect", emailCall, fail(http.StatusTooManyRequests, fault.AfterEffect), connectors.ClassUnknown},
+		{"ses 403", emailCall, fail(http.StatusForbidden, fault.BeforeEffect), connectors.ClassAuth},
+		{"ses 400", emailCall, fail(http.StatusBadRequest, fault.BeforeEffect), connectors.ClassRejected},
+		{"ses lost answer", emailCall, rule(fault.Rule{Action: fault.Hang, Phase: fault.AfterEffect}), connectors.ClassUnknown},
+		{"ses 2xx without a message ID", emailCall, rule(fault.Rule{Action: fault.Respond, Status: 200, Body: `{}`}), connectors.ClassUnknown},
+		{"http 422", woCall, fail(http.StatusUnprocessableEntity, fault.BeforeEffect), connectors.ClassRejected},
+		{"http 429", woCall, fail(http.StatusTooManyRequests, fault.BeforeEffect), connectors.ClassUnknown},
+		{"http 502 after the effect", woCall, fail(http.StatusBadGateway, fault.AfterEffect), connectors.ClassUnknown},
+		{"http reset", woCall, rule(fault.Rule{Action: fault.Reset, Phase: fault.AfterEffect}), connectors.ClassUnknown},
+		{"http 2xx without an id", woCall, rule(fault.Rule{Action: fault.Respond, Status: 201, Body: `{"status":"open"}`}), connectors.ClassUnknown},
+		{"http failed status", woCall, rule(fault.Rule{Action: fault.Respond, Status: 200, Body: `{"id":"wo_1","status":"failed","failure_reason":"technician pool closed"}`}), connectors.ClassFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s, set := setup(t)
-			tt.inject(s)
+			inj := map[connectors.Kind]*fault.Injector{
+				connectors.KindTwilioSMS: s.Twilio.Faults(), connectors.KindSESEmail: s.SES.Faults(), connectors.KindHTTP: s.Sandbox.Faults(),
+			}[tt.call.Kind]
+			require.NoError(t, tt.inject(inj))
 			_, err := set.Do(t.Context(), tt.call)
 			require.Error(t, err)
 			ce := connectors.AsError(err)
 			require.Equal(t, tt.want, ce.Class, ce.Error())
-			require.Equal(t, tt.want == connectors.ClassUnavailable, ce.Retryable())
+			require.False(t, ce.Retryable(), "only an unreachable provider is retried as is")
 		})
 	}
+}
+
+func TestFailureStatusesArePerProvider(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"failed", "undelivered", "canceled"} {
+		require.Equal(t, connectors.StatusFailed, connectors.TwilioStatusMeaning(s), s)
+	}
+	for _, s := range []string{"queued", "accepted", "sending", "sent", "delivered", "scheduled", ""} {
+		require.Equal(t, connectors.StatusAccepted, connectors.TwilioStatusMeaning(s), s)
+	}
+	require.Equal(t, connectors.StatusFailed, connectors.HTTPStatusMeaning("failed"))
+	require.Equal(t, connectors.StatusAccepted, connectors.HTTPStatusMeaning("cancelled"), "the success of a cancel")
+	require.Equal(t, connectors.StatusAccepted, connectors.HTTPStatusMeaning("canceled"))
+	require.Equal(t, connectors.StatusFailed, connectors.ReceiptStatusMeaning(&mt.Receipt{Provider: "twilio", Status: "undelivered"}))
+	require.Equal(t, connectors.StatusFailed, connectors.ReceiptStatusMeaning(&mt.Receipt{Provider: "http:billing", Status: "failed"}))
+	require.Equal(t, connectors.StatusAccepted, connectors.ReceiptStatusMeaning(&mt.Receipt{Provider: "ses", Status: "failed"}), "SES receipts carry no status of SES's")
+	require.Equal(t, connectors.StatusAccepted, connectors.ReceiptStatusMeaning(nil))
+}
+
+func TestFailedStatusCarriesTheProvidersCause(t *testing.T) {
+	t.Parallel()
+	s, set := setup(t)
+	require.NoError(t, s.Twilio.Faults().Add(fault.Rule{Action: fault.Respond, Status: 201,
+		Body: `{"sid":"SM0123","status":"failed","error_code":30003,"error_message":"Unreachable destination handset"}`}))
+	_, err := set.Do(t.Context(), smsCall)
+	ce := connectors.AsError(err)
+	require.Equal(t, connectors.ClassFailed, ce.Class)
+	require.Equal(t, "30003", ce.ProviderCode)
+	require.Contains(t, ce.Error(), "Unreachable destination handset")
+	require.Contains(t, ce.Error(), "SM0123")
 }
 
 func TestUnreachableProviderIsSafeToRetry(t *testing.T) {
@@ -113,4 +171,25 @@ func TestReceiptsComeFromTheProvider(t *testing.T) {
 
 	_, err = set.Do(t.Context(), connectors.Call{Kind: "fax"})
 	require.Equal(t, connectors.ClassInvalid, connectors.AsError(err).Class)
+}
+
+func TestTwilioAsksForStatusCallbacksWhenConfigured(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	cfg := s.TwilioConfig()
+	cfg.StatusCallback = "http://127.0.0.1:1/v1/webhooks/twilio/status"
+	tw, err := connectors.NewTwilio(cfg)
+	require.NoError(t, err)
+	res, err := tw.Do(t.Context(), smsCall)
+	require.NoError(t, err)
+	msg, ok := s.Twilio.Message(res.Receipt.ID)
+	require.True(t, ok)
+	require.Equal(t, cfg.StatusCallback, msg.StatusCallback)
+
+	plain, err := connectors.NewTwilio(s.TwilioConfig())
+	require.NoError(t, err)
+	res, err = plain.Do(t.Context(), smsCall)
+	require.NoError(t, err)
+	msg, _ = s.Twilio.Message(res.Receipt.ID)
+	require.Empty(t, msg.StatusCallback, "no callback unless configured")
 }

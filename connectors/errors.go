@@ -8,25 +8,34 @@ import (
 	"net/url"
 )
 
-// Class says what a failure means for the effect.
+// Class says what a failure proves about the effect. A class is chosen by
+// what the answer proves, never by what it suggests: only an answer that
+// proves the provider did nothing may lead to the same call being sent
+// again as it is. See docs/adr/0009-provider-answers.md for the table.
 type Class string
 
 const (
-	// ClassUnreachable: the request never reached the provider, so nothing
-	// happened and a retry is safe.
+	// ClassUnreachable: the request never reached the provider (the dial
+	// failed), so nothing happened and a retry is safe.
 	ClassUnreachable Class = "unreachable"
-	// ClassUnavailable: the provider answered 5xx or 429; it did not perform
-	// the effect and asks to be retried later.
-	ClassUnavailable Class = "unavailable"
-	// ClassAuth: the provider refused our credentials.
+	// ClassAuth: the provider refused our credentials (401/403) before
+	// acting.
 	ClassAuth Class = "auth"
-	// ClassRejected: the provider refused the request (4xx); retrying the
-	// same request cannot succeed.
+	// ClassRejected: the provider refused the request as invalid (a 4xx
+	// validation error) before acting; retrying the same request cannot
+	// succeed.
 	ClassRejected Class = "rejected"
 	// ClassInvalid: the call could not be built; nothing was sent.
 	ClassInvalid Class = "invalid"
-	// ClassUnknown: the request may have reached the provider but no answer
-	// came back (timeout, reset). The effect may or may not have happened.
+	// ClassFailed: the provider answered 2xx with a status that says the
+	// effect failed (a Twilio message "failed", an HTTP service's
+	// "status":"failed"). It is the provider's own definitive word.
+	ClassFailed Class = "failed"
+	// ClassUnknown: the request may have reached the provider and nothing
+	// in the answer proves what it did: a 5xx, a 408 or 429, a timeout or
+	// reset after the request was written, an unparsable 2xx or one without
+	// a receipt. The effect may or may not have happened; it is reconciled
+	// before anything is sent again.
 	ClassUnknown Class = "unknown"
 )
 
@@ -53,10 +62,11 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Retryable reports whether the same call may be sent again without risking
-// a duplicate effect.
+// Retryable reports whether the same call may be sent again as it is,
+// without consulting the provider, because the answer proves nothing
+// happened.
 func (e *Error) Retryable() bool {
-	return e.Class == ClassUnreachable || e.Class == ClassUnavailable
+	return e.Class == ClassUnreachable
 }
 
 // AsError extracts a classified error, treating anything unclassified as an
@@ -90,14 +100,23 @@ func classifyTransport(provider string, err error) *Error {
 	return &Error{Class: ClassUnknown, Provider: provider, Message: err.Error(), Err: err}
 }
 
-// classifyStatus maps a provider HTTP status to a class.
+// classifyStatus maps a provider's non-2xx HTTP status to what it proves.
+// Only a refusal the provider documents as made before acting proves
+// nothing happened: 401/403 and 4xx validation errors. A 408 or 429 is not
+// trusted as "not processed" even where a provider documents it so: an
+// answer lost or rewritten on its way (a proxy, a load balancer) looks the
+// same, and reconciling costs little where resending could double an
+// effect.
 func classifyStatus(status int) Class {
 	switch {
 	case status == 401 || status == 403:
 		return ClassAuth
-	case status == 429 || status >= 500:
-		return ClassUnavailable
-	default:
+	case status == 408 || status == 429 || status >= 500:
+		return ClassUnknown
+	case status >= 400:
 		return ClassRejected
+	default:
+		// A redirect or other answer outside the API's contract.
+		return ClassUnknown
 	}
 }

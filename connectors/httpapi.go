@@ -148,6 +148,9 @@ func httpReceipt(provider string, call Call, body []byte) (*maestrotype.Receipt,
 		return nil, &Error{Class: ClassUnknown, Provider: provider, Message: fmt.Sprintf("response has no %q field to prove the effect", idField)}
 	}
 	status, _ := obj[statusField].(string)
+	if HTTPStatusMeaning(status) == StatusFailed {
+		return nil, failedStatus(provider, id, status, "", failureDetail(obj))
+	}
 	return &maestrotype.Receipt{
 		Provider: provider,
 		ID:       id,
@@ -155,6 +158,17 @@ func httpReceipt(provider string, call Call, body []byte) (*maestrotype.Receipt,
 		Fields:   map[string]string{"resource_id": id, "status": status},
 		IssuedAt: time.Now().UTC(),
 	}, nil
+}
+
+// failureDetail is a failed resource's own explanation, from the fields
+// Stripe-style APIs use for it.
+func failureDetail(obj map[string]any) string {
+	for _, field := range []string{"failure_reason", "failure_message", "error"} {
+		if v, ok := obj[field].(string); ok && v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // errorType and errorMessage read a Stripe-style {"error":{…}} body.

@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/standin/fault"
+	"github.com/maestro-run/maestro/standin/twilio"
 )
 
 func TestTwilioLookupFindsTheMessageByBody(t *testing.T) {
@@ -86,4 +88,47 @@ func TestHTTPKeyStillInFlightIsUnknown(t *testing.T) {
 	ce := connectors.AsError(err)
 	require.Equal(t, connectors.ClassUnknown, ce.Class, ce.Error())
 	require.Equal(t, http.StatusConflict, ce.HTTPStatus)
+}
+
+// TestTwilioLookupMatchesBodiesTwilioRewrote: a trial account's prefix and
+// Smart Encoding change the stored body; the match still holds, on
+// recipient, sender and window, and says why it was made.
+func TestTwilioLookupMatchesBodiesTwilioRewrote(t *testing.T) {
+	t.Parallel()
+	call := smsCall
+	call.Settings = map[string]string{"to": "+14155550100", "body": "Your technician\u2019s on the way \u2014 arriving at 9."}
+	for _, tc := range []struct {
+		name     string
+		opts     twilio.Options
+		evidence string
+	}{
+		{"unchanged", twilio.Options{}, "body identical (same SHA-256 digest)"},
+		{"smart encoding", twilio.Options{SmartEncoding: true}, "Smart Encoding"},
+		{"trial account", twilio.Options{TrialAccount: true}, "stored body contains ours"},
+		{"both", twilio.Options{TrialAccount: true, SmartEncoding: true}, "stored body contains ours"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, set := setupWith(t, standin.Options{Twilio: tc.opts})
+			since := time.Now().Add(-time.Minute)
+			sent, err := set.Do(t.Context(), call)
+			require.NoError(t, err)
+			other := call
+			other.Settings = map[string]string{"to": "+14155550100", "body": "Something else entirely."}
+			_, err = set.Do(t.Context(), other)
+			require.NoError(t, err)
+			require.Equal(t, tc.name == "unchanged", s.Twilio.Messages()[0].Body == call.Settings["body"], "what Twilio stored")
+
+			found, err := set.Lookup(t.Context(), call, since)
+			require.NoError(t, err)
+			require.True(t, found.Complete)
+			require.Len(t, found.Matches, 1)
+			m := found.Matches[0]
+			require.Equal(t, sent.Receipt.ID, m.Receipt.ID)
+			require.Contains(t, m.Evidence, tc.evidence)
+			require.Contains(t, m.Evidence, "recipient +14155550100 and sender "+standin.TwilioFrom+" match")
+			require.Contains(t, m.Evidence, "Twilio keeps no operation key")
+			require.NotContains(t, m.Evidence, "arriving at 9", "the evidence never quotes the body")
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twilio/twilio-go"
@@ -29,8 +30,8 @@ type TwilioConfig struct {
 	// Timeout bounds each request; twilio-go ignores contexts, so this is the
 	// only bound. Optional: default 10s.
 	Timeout time.Duration
-	// StatusCallback is the URL Twilio posts each message's delivery
-	// statuses to. Optional: default none, and delivery is not followed.
+	// StatusCallback is the URL Twilio posts each message's status changes
+	// to. When set, every CreateMessage asks for it. Optional: default none.
 	StatusCallback string
 }
 
@@ -110,7 +111,21 @@ func (t *Twilio) Do(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if TwilioStatusMeaning(deref(msg.Status)) == StatusFailed {
+		return Result{}, twilioFailed(msg)
+	}
 	return twilioResult(msg)
+}
+
+// twilioFailed explains a message Twilio reports as failed, with Twilio's
+// own error code and message when it gave them.
+func twilioFailed(msg *twapi.ApiV2010Message) *Error {
+	code, detail := "", deref(msg.ErrorMessage)
+	if msg.ErrorCode != nil {
+		code = strconv.Itoa(*msg.ErrorCode)
+		detail = strings.TrimSpace("error " + code + " " + detail)
+	}
+	return failedStatus("twilio", deref(msg.Sid), deref(msg.Status), code, detail)
 }
 
 func (t *Twilio) send(ctx context.Context, to, body string) (*twapi.ApiV2010Message, error) {
@@ -194,7 +209,10 @@ const lookupLimit = 200
 
 // Lookup lists the messages sent from maestro's number to the call's
 // recipient, newest first, and keeps those created at or after since whose
-// body is the call's, compared by digest.
+// body is the call's (see twilioBodyMatch). Twilio keeps no operation key
+// on a message (the Messages API takes none), so a match rests on
+// recipient, sender and time window, with the body as supporting evidence;
+// each match says so in its Evidence.
 //
 // It filters on date_created itself rather than asking Twilio to filter on
 // DateSent: date_sent stays null while a message is queued, and a queued
@@ -216,7 +234,6 @@ func (t *Twilio) Lookup(ctx context.Context, call Call, since time.Time) (Lookup
 	if err != nil {
 		return Lookup{}, classifyTwilio(err)
 	}
-	want := digest(body)
 	found := Lookup{Complete: len(msgs) < lookupLimit}
 	for i := range msgs {
 		m := &msgs[i]
@@ -229,14 +246,23 @@ func (t *Twilio) Lookup(ctx context.Context, call Call, since time.Time) (Lookup
 			found.Complete = true
 			break
 		}
-		if deref(m.Sid) == "" || digest(deref(m.Body)) != want {
+		// The list was filtered by To and From; a record that says
+		// otherwise is not trusted to be ours.
+		if deref(m.Sid) == "" || deref(m.To) != to || deref(m.From) != t.from {
+			continue
+		}
+		bodyWhy, ok := twilioBodyMatch(body, deref(m.Body))
+		if !ok {
 			continue
 		}
 		res, err := twilioResult(m)
 		if err != nil {
 			return Lookup{}, err
 		}
-		found.Matches = append(found.Matches, res)
+		found.Matches = append(found.Matches, Match{Result: res, Evidence: fmt.Sprintf(
+			"message %s: recipient %s and sender %s match, created %s, within the search window from %s; %s; "+
+				"Twilio keeps no operation key on a message, so none could be compared",
+			deref(m.Sid), to, t.from, created.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339), bodyWhy)})
 	}
 	return found, nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,8 +22,10 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/failpoint"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/standin/fault"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/temporalx/devtemporal"
@@ -97,37 +100,75 @@ func TestCrashAtTheSeam(t *testing.T) {
 	// and run side by side: each spends most of its time waiting for
 	// Temporal to notice that the killed worker's attempts will never
 	// finish.
-	var safe, unsafe map[string]outcome
+	var safe, unsafe, answer5xx map[string]outcome
 	t.Run("scenarios", func(t *testing.T) {
 		t.Run("with reconciliation", func(t *testing.T) {
 			t.Parallel()
-			safe = h.run(t, false)
+			safe = h.run(t, seamAfterProvider, false)
 		})
 		t.Run("without reconciliation or keys", func(t *testing.T) {
 			t.Parallel()
-			unsafe = h.run(t, true)
+			unsafe = h.run(t, seamAfterProvider, true)
+		})
+		t.Run("provider answered 5xx after the effect", func(t *testing.T) {
+			t.Parallel()
+			answer5xx = h.run(t, seamAfter5xx, false)
 		})
 	})
 	if t.Failed() {
 		return
 	}
 	printTable(safe, unsafe, time.Since(start))
+	print5xxTable(answer5xx)
 	for _, e := range effects {
 		require.Equal(t, 1, safe[e.name].final, "%s: exactly one effect at %s with reconciliation", e.name, e.receiver)
 		require.Equal(t, 2, unsafe[e.name].final, "%s: the control run must duplicate, or the test proves nothing", e.name)
+		require.Equal(t, 1, answer5xx[e.name].final, "%s: exactly one effect at %s after a 5xx and a kill", e.name, e.receiver)
 	}
 }
+
+// seam is where a scenario kills the worker, and what the providers do
+// to get it there.
+type seam struct {
+	// failpoint is armed in the first worker.
+	failpoint string
+	// arm sets the stand-ins' faults before any call is made.
+	arm func(t *testing.T, s *standin.Set)
+}
+
+// seamAfterProvider: every provider acts and answers, and the worker dies
+// before the ledger records the answer.
+var seamAfterProvider = seam{failpoint: failpoint.AfterProvider, arm: func(*testing.T, *standin.Set) {}}
+
+// seamAfter5xx: every provider acts and then answers with a 5xx, as a
+// provider whose front end fails after its back end queued the effect
+// does; the worker dies as the error comes back, before it reconciles or
+// records anything. A retry that believed the 5xx would do it all again.
+var seamAfter5xx = seam{failpoint: failpoint.AfterProviderError, arm: func(t *testing.T, s *standin.Set) {
+	for _, f := range []struct {
+		inj  *fault.Injector
+		rule fault.Rule
+	}{
+		{s.Twilio.Faults(), fault.Rule{Action: fault.Fail, Status: http.StatusInternalServerError, Phase: fault.AfterEffect, Method: http.MethodPost}},
+		{s.SES.Faults(), fault.Rule{Action: fault.Fail, Status: http.StatusServiceUnavailable, Phase: fault.AfterEffect, Method: http.MethodPost}},
+		{s.Sandbox.Faults(), fault.Rule{Action: fault.Fail, Status: http.StatusBadGateway, Phase: fault.AfterEffect, Method: http.MethodPost, Path: "/v1/work_orders"}},
+		{s.Sandbox.Faults(), fault.Rule{Action: fault.Fail, Status: http.StatusInternalServerError, Phase: fault.AfterEffect, Method: http.MethodPost, Path: "/v1/refunds"}},
+	} {
+		require.NoError(t, f.inj.Add(f.rule))
+	}
+}}
 
 // run plays the scenario once: arm the failpoint, fire every call, watch
 // the worker die at the seam, restart it without the failpoint, let every
 // invocation finish (resolving what waits for a human, as ops would), and
 // count at the receivers.
-func (h *harness) run(t *testing.T, unsafe bool) map[string]outcome {
+func (h *harness) run(t *testing.T, at seam, unsafe bool) map[string]outcome {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	sins, err := standin.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
+	at.arm(t, sins)
 	dsn := storetest.PostgresDSN(t)
 	session := "crash-" + randomHex()
 	env := h.env(sins, dsn, "tq-"+session, unsafe)
@@ -141,7 +182,7 @@ func (h *harness) run(t *testing.T, unsafe bool) map[string]outcome {
 
 	// Armed: the process dies once all four calls reach the seam.
 	args := []string{"--temporal", h.temporal}
-	armed := slices.Concat(env, []string{"MAESTRO_FAILPOINT=after-provider", fmt.Sprintf("MAESTRO_FAILPOINT_HITS=%d", len(effects))})
+	armed := slices.Concat(env, []string{"MAESTRO_FAILPOINT=" + at.failpoint, fmt.Sprintf("MAESTRO_FAILPOINT_HITS=%d", len(effects))})
 	w := startWorker(t, h.bin, "armed", args, armed)
 	agent := apiclient.New(w.url, tools.DemoAgentKey, apiclient.Options{})
 	ops := apiclient.New(w.url, tools.DemoOpsKey, apiclient.Options{})
@@ -290,6 +331,16 @@ func printTable(safe, unsafe map[string]outcome, took time.Duration) {
 		fmt.Printf("  %-11s %-9s %-8d %-20d %-18d %s\n", e.name, e.receiver, safe[e.name].atSeam, safe[e.name].final, unsafe[e.name].final, safe[e.name].settled)
 	}
 	fmt.Printf("\n  with reconciliation: exactly one of each; without it every retry duplicated (%s)\n\n", took.Round(time.Second))
+}
+
+func print5xxTable(out map[string]outcome) {
+	fmt.Printf("Crash after a 5xx: each provider performed the effect and answered 5xx; the worker\n")
+	fmt.Printf("was killed with SIGKILL as the error came back, then restarted:\n\n")
+	fmt.Printf("  %-11s %-9s %-8s %-7s %s\n", "effect", "receiver", "at kill", "final", "how it settled")
+	for _, e := range effects {
+		fmt.Printf("  %-11s %-9s %-8d %-7d %s\n", e.name, e.receiver, out[e.name].atSeam, out[e.name].final, out[e.name].settled)
+	}
+	fmt.Printf("\n  exactly one of each: no 5xx was taken to mean that nothing happened\n\n")
 }
 
 func randomHex() string {

@@ -310,23 +310,40 @@ func TestTakeoverAfterACrash(t *testing.T) {
 	})
 }
 
+// TestTwilioEmptySearchRightAfterALostAnswerLooksAgainLater: a search
+// straight after a lost answer proves nothing, so the claim is kept and the
+// retry, once the listing lag has passed, finds the provider's records
+// complete and empty and sends once.
+func TestTwilioEmptySearchRightAfterALostAnswerLooksAgainLater(t *testing.T) {
+	t.Parallel()
+	e := setup(t, withShortProviderTimeout)
+	// The connection drops before Twilio acts: nothing was sent.
+	require.NoError(t, e.standins.Twilio.Faults().Add(fault.Rule{Action: fault.Reset, Method: http.MethodPost}))
+
+	resp := e.invokeToEnd("send_sms", e.key("sms"), smsArgs)
+	require.Equal(t, mt.InvocationSucceeded, resp.State, "%+v", resp.Observation)
+	require.Equal(t, 1, e.standins.Twilio.CountMessages(), "sent once, after the search proved the first send absent")
+	require.Equal(t, e.standins.Twilio.Messages()[0].SID, resp.Observation.Receipt.ID)
+	require.Equal(t, []string{"absent"}, e.reconciliationKinds(e.key("sms")), "never held for a human")
+}
+
 func TestCheckSettlesAHeldMessageFromTwilioRecords(t *testing.T) {
 	t.Parallel()
 	e := setup(t, withShortProviderTimeout)
-	// The request never reaches Twilio: the answer is lost, and a search
-	// straight after proves nothing yet, so the key is held.
-	require.NoError(t, e.standins.Twilio.Faults().Add(fault.Rule{Action: fault.Hang, Method: http.MethodPost}))
-	t.Cleanup(e.standins.Twilio.Faults().Release)
+	// Every send is dropped before Twilio acts, until the attempts run out
+	// and the key is held.
+	require.NoError(t, e.standins.Twilio.Faults().Add(fault.Rule{Action: fault.Reset, Method: http.MethodPost, Times: 100}))
 
-	resp, err := e.invoke("send_sms", e.key("sms"), smsArgs)
-	require.NoError(t, err)
+	resp := e.invokeToEnd("send_sms", e.key("sms"), smsArgs)
 	require.Equal(t, mt.InvocationNeedsReconciliation, resp.State, "%+v", resp.Observation)
 	require.True(t, e.requireHeld(e.key("sms")).Searchable)
+	require.Zero(t, e.standins.Twilio.CountMessages())
 
 	r, err := e.ops.CheckReconciliation(e.ctx, e.key("sms"))
 	require.NoError(t, err)
 	require.Equal(t, string(mt.EffectFailed), r.Status, "a complete search found nothing")
-	require.Equal(t, []string{"escalated", "absent"}, e.reconciliationKinds(e.key("sms")))
+	kinds := e.reconciliationKinds(e.key("sms"))
+	require.Equal(t, []string{"escalated", "absent"}, kinds[len(kinds)-2:])
 	done, err := e.agent.Invocation(e.ctx, resp.InvocationID)
 	require.NoError(t, err)
 	require.Equal(t, mt.CodeNotDelivered, done.Observation.Code)

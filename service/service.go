@@ -46,6 +46,8 @@ type Config struct {
 	WaitTimeout time.Duration
 	// LeaseTTL: see activities.Config. Optional.
 	LeaseTTL time.Duration
+	// ListingLag: see activities.Config. Optional.
+	ListingLag time.Duration
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
@@ -153,7 +155,7 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	acts, err := activities.New(activities.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
-		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
+		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, ListingLag: cfg.ListingLag, Logger: cfg.Logger, Transcripts: cfg.Transcripts,
 	})
 	if err != nil {
 		return nil, err

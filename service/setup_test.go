@@ -65,6 +65,10 @@ type options struct {
 	tokenTTL        time.Duration
 	leaseTTL        time.Duration
 	sweepIdle       time.Duration
+	// listingLag is how long a lost answer's search waits to be trusted.
+	listingLag time.Duration
+	// standins configures the provider stand-ins.
+	standins standin.Options
 	// catalog overrides the demo catalog.
 	catalog []byte
 	// timeouts override the API server's connection timeouts.
@@ -75,7 +79,7 @@ type options struct {
 
 func setup(t *testing.T, opts ...func(*options)) *env {
 	t.Helper()
-	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second}
+	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second, listingLag: 300 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -87,7 +91,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 	// The service runs as the PostgreSQL service role, as in production.
 	st := storetest.PostgresService(t)
-	sins, err := standin.Start()
+	sins, err := standin.StartWith(o.standins)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sins.Close() })
 
@@ -116,6 +120,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TokenTTL:    o.tokenTTL,
 		LeaseTTL:    o.leaseTTL,
 		SweepIdle:   o.sweepIdle,
+		ListingLag:  o.listingLag,
 		Logger:      slog.New(slog.DiscardHandler),
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),

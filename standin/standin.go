@@ -37,9 +37,22 @@ type Set struct {
 	servers                       []*http.Server
 }
 
+// Options configures the stand-ins a Set starts.
+type Options struct {
+	// Twilio configures the Twilio stand-in (a trial account, say).
+	// Optional: default twilio.Options{}.
+	Twilio twilio.Options
+}
+
 // Start serves the stand-ins on ephemeral loopback ports.
 func Start() (*Set, error) {
-	tw, err := twilio.New(twilio.Options{})
+	return StartWith(Options{})
+}
+
+// StartWith serves stand-ins configured by opts on ephemeral loopback
+// ports.
+func StartWith(opts Options) (*Set, error) {
+	tw, err := twilio.New(opts.Twilio)
 	if err != nil {
 		return nil, err
 	}

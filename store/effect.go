@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
 )
@@ -67,10 +68,13 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 		case eff.Status != maestrotype.EffectInProgress:
 			res = EffectClaimResult{Outcome: ClaimSettled, Effect: eff}
 			return nil
-		case !leaseExpired:
+		case !leaseExpired && eff.LeaseOwner != handedOverTo(p.Owner):
 			res = EffectClaimResult{Outcome: ClaimBusy, Effect: eff}
 			return nil
 		}
+		// An expired lease, or one handed over to this very claimer
+		// (EffectHandOver): either way the claimer takes the key over, and
+		// what the provider did is still to be found out.
 
 		eff, err = scanEffect(tx.QueryRowContext(ctx, l.query("EffectTakeover"), p.OperationKey, p.Owner, leaseMillis))
 		if err != nil {
@@ -131,7 +135,31 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 		err = expectOne(res, ErrLeaseLost)
 	}
 	if err != nil {
-		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return nil
+}
+
+// handedOverTo is the lease owner a handed-over claim records until the
+// attempt it names takes it over. It can never equal an attempt's own
+// name, so an attempt that claims twice still finds its first claim busy.
+func handedOverTo(owner string) string {
+	return "handed-over-to:" + owner
+}
+
+func (l *ledger) EffectHandOver(ctx context.Context, operationKey, owner, to string, ttl time.Duration) error {
+	switch {
+	case to == "":
+		return fmt.Errorf("error handing over effect %q: the next owner is required", operationKey)
+	case ttl <= 0:
+		return fmt.Errorf("error handing over effect %q: TTL must be positive, got %s", operationKey, ttl)
+	}
+	res, err := l.db.ExecContext(ctx, l.query("EffectHandOver"), operationKey, owner, handedOverTo(to), ttl.Milliseconds())
+	if err == nil {
+		err = expectOne(res, ErrLeaseLost)
+	}
+	if err != nil {
+		return fmt.Errorf("error handing over effect %q: %w", operationKey, err)
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ var allMigrations = []appliedMigration{
 	{Version: 4, Name: "reconciliation"},
 	{Version: 5, Name: "message_status"},
 	{Version: 6, Name: "sweep"},
+	{Version: 7, Name: "receipt_owner"},
 }
 
 func TestMigrate(t *testing.T) {

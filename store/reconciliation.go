@@ -158,7 +158,7 @@ func (l *ledger) EffectReconcile(ctx context.Context, p EffectReconcileParams) (
 		return eff, fmt.Errorf("error reconciling effect %q: %w (it is %s)", p.OperationKey, err, eff.Status)
 	}
 	if err != nil {
-		return Effect{}, fmt.Errorf("error reconciling effect %q: %w", p.OperationKey, err)
+		return Effect{}, fmt.Errorf("error reconciling effect %q: %w", p.OperationKey, asReceiptTaken(err))
 	}
 	return eff, nil
 }

@@ -138,8 +138,19 @@ type Store interface {
 	// compensation exists before the effect can.
 	EffectClaim(ctx context.Context, p EffectClaimParams) (EffectClaimResult, error)
 	// EffectSettle records the outcome of a claimed effect. It fails with
-	// ErrLeaseLost unless p.Owner still holds the lease.
+	// ErrLeaseLost unless p.Owner still holds the lease, and with
+	// ErrReceiptTaken, changing nothing, if another operation key already
+	// holds p.Receipt (same provider and ID; HTTP receipts excepted, as
+	// they name the resource acted on).
 	EffectSettle(ctx context.Context, p EffectSettleParams) error
+	// EffectHandOver passes owner's in-progress claim to the attempt named
+	// to, which gets ClaimTakeover when it claims, however early, while
+	// every other claimer gets ClaimBusy until the lease, now ttl from now
+	// on the database's clock, expires. An attempt that must look at the
+	// provider again later hands the claim to its own retry this way, so
+	// the claim is kept and no timing decides who holds it. It fails with
+	// ErrLeaseLost unless owner holds the in-progress claim.
+	EffectHandOver(ctx context.Context, operationKey, owner, to string, ttl time.Duration) error
 	// EffectRelease hands back a claim whose provider call provably did not
 	// happen (the provider was unreachable or answered 5xx): the effect row
 	// and any undo entry pushed with it are deleted, so the next attempt
@@ -165,7 +176,9 @@ type Store interface {
 	//     a human's decision) and becomes succeeded or failed; otherwise
 	//     ErrEffectNotHeld, returned with the effect as it stands.
 	// With p.InvocationState set, the effect's invocation is finished with
-	// that state and p.Result in the same transaction. It returns the
+	// that state and p.Result in the same transaction. Like EffectSettle it
+	// fails with ErrReceiptTaken, changing nothing and logging nothing,
+	// when another operation key already holds p.Receipt. It returns the
 	// effect as settled.
 	EffectReconcile(ctx context.Context, p EffectReconcileParams) (Effect, error)
 	// EffectListByReceiptID returns the effects whose receipt carries the
@@ -379,9 +392,10 @@ type ClaimOutcome string
 const (
 	// ClaimNew: the key was unclaimed; the caller holds a fresh lease.
 	ClaimNew ClaimOutcome = "new"
-	// ClaimTakeover: an earlier holder's lease expired while in progress;
-	// the caller now holds the lease, and the earlier attempt's outcome is
-	// unknown (reconcile or replay the provider's idempotency key first).
+	// ClaimTakeover: an earlier holder's lease expired while in progress,
+	// or the holder handed it to the caller (EffectHandOver); the caller
+	// now holds the lease, and the earlier attempt's outcome is unknown
+	// (reconcile or replay the provider's idempotency key first).
 	ClaimTakeover ClaimOutcome = "takeover"
 	// ClaimBusy: another holder's lease is live; retry later.
 	ClaimBusy ClaimOutcome = "busy"

@@ -33,12 +33,13 @@ type Outcome struct {
 	Code   mt.Code
 }
 
-// expected is what the agent must be told on path p. Only a timeout leaves
-// an effect's fate unknown: a write may have happened, so it is pending
-// reconciliation; a read changed nothing either way, so it is an error.
+// expected is what the agent must be told on path p. A timeout or a 5xx
+// leaves an effect's fate unknown (ADR 9): a write may have happened, so
+// once reconciliation cannot settle it, it is pending; a read changed
+// nothing either way, so it is an error.
 func (p Path) expected(performsEffect bool) Outcome {
 	switch p {
-	case Timeout:
+	case Timeout, Unavailable:
 		if performsEffect {
 			return Outcome{mt.StatusPending, mt.CodeOutcomeUnknown}
 		}
@@ -49,7 +50,7 @@ func (p Path) expected(performsEffect bool) Outcome {
 		return Outcome{mt.StatusError, mt.CodeProviderAuth}
 	case InvalidArgs:
 		return Outcome{mt.StatusError, mt.CodeInvalidArgs}
-	default: // Unreachable, Unavailable: retried, then given up on
+	default: // Unreachable: retried, then given up on
 		return Outcome{mt.StatusError, mt.CodeProviderUnavailable}
 	}
 }
@@ -79,10 +80,10 @@ func (p Path) arrange(a *arrangement) error {
 		}
 		a.pointAt(url)
 	case Timeout:
-		// Held before the provider acts and past the connector's timeout:
-		// the answer never comes, and nothing at the provider says whether
-		// the call arrived.
-		return faults.Add(fault.Rule{Action: fault.Hang})
+		// Held before the provider acts and past the connector's timeout,
+		// on every attempt: the answer never comes, and nothing at the
+		// provider says whether the call arrived.
+		return faults.Add(fault.Rule{Action: fault.Hang, Times: persistent})
 	case Rejected:
 		return faults.Add(fault.Rule{Action: fault.Fail, Status: http.StatusBadRequest, Times: persistent})
 	case Unavailable:

@@ -8,7 +8,7 @@
 // environment variable can arm a failpoint in production. With the tag, a
 // failpoint is still inert until the environment names it:
 //
-//	MAESTRO_FAILPOINT=after-provider  arm the named point (or after-compensation)
+//	MAESTRO_FAILPOINT=after-provider  arm the named point (or after-provider-error, after-compensation)
 //	MAESTRO_FAILPOINT_HITS=4          kill when the 4th call reaches it (default 1)
 //	MAESTRO_UNSAFE_NO_LEDGER=1        bypass reconciliation and idempotency keys
 //
@@ -24,6 +24,11 @@ package failpoint
 // AfterProvider is the seam between a provider accepting an effect and the
 // ledger settling it.
 const AfterProvider = "after-provider"
+
+// AfterProviderError is the seam between a provider answering with an
+// error that proves nothing (a 5xx, say, perhaps after it acted) and
+// maestro reconciling or recording it.
+const AfterProviderError = "after-provider-error"
 
 // AfterCompensation is the seam inside a rollback between a provider
 // undoing an effect and the undo entry recording it.

@@ -298,3 +298,61 @@ func waitHeld(t *testing.T, inj *fault.Injector, n int) {
 	defer cancel()
 	require.NoError(t, inj.WaitHeld(ctx, n))
 }
+
+func TestResetDropsTheConnectionInEitherPhase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		phase   fault.Phase
+		effects int64
+	}{{fault.BeforeEffect, 0}, {fault.AfterEffect, 1}} {
+		t.Run(string(tc.phase), func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t)
+			require.NoError(t, p.inj.Add(fault.Rule{Action: fault.Reset, Phase: tc.phase}))
+
+			res := p.do(t.Context(), http.MethodPost, "/send", `{"a":1}`)
+			require.Error(t, res.err, "no answer at all")
+			require.Equal(t, tc.effects, p.effects.Load())
+			require.Equal(t, http.StatusCreated, p.do(t.Context(), http.MethodPost, "/send", "").status, "one request only")
+		})
+	}
+}
+
+func TestRespondReplacesTheAnswerInEitherPhase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		phase   fault.Phase
+		effects int64
+	}{{fault.BeforeEffect, 0}, {fault.AfterEffect, 1}} {
+		t.Run(string(tc.phase), func(t *testing.T) {
+			t.Parallel()
+			p := newProvider(t)
+			require.NoError(t, p.inj.Add(fault.Rule{Action: fault.Respond, Status: http.StatusCreated, Body: `{"status":"failed"}`, Phase: tc.phase}))
+
+			res := p.do(t.Context(), http.MethodPost, "/send", "")
+			require.NoError(t, res.err)
+			require.Equal(t, http.StatusCreated, res.status)
+			require.JSONEq(t, `{"status":"failed"}`, res.body)
+			require.Equal(t, "respond", res.header.Get(fault.Header))
+			require.Equal(t, tc.effects, p.effects.Load())
+		})
+	}
+}
+
+func TestRespondAndResetRulesTravelAsJSON(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t)
+	res := p.do(t.Context(), http.MethodPost, fault.AdminPath, `{"action":"respond","status":200,"body":"{}","phase":"after_effect"}`)
+	require.Equal(t, http.StatusCreated, res.status, res.body)
+	res = p.do(t.Context(), http.MethodPost, fault.AdminPath, `{"action":"reset"}`)
+	require.Equal(t, http.StatusCreated, res.status, res.body)
+	require.Equal(t, []fault.Rule{
+		{Action: fault.Respond, Times: 1, Status: 200, Body: "{}", Phase: fault.AfterEffect},
+		{Action: fault.Reset, Times: 1, Phase: fault.BeforeEffect},
+	}, p.inj.Rules())
+
+	for _, body := range []string{`{"action":"respond"}`, `{"action":"respond","status":99}`} {
+		res := p.do(t.Context(), http.MethodPost, fault.AdminPath, body)
+		require.Equal(t, http.StatusBadRequest, res.status, body)
+	}
+}

@@ -2,6 +2,8 @@ package fault
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"net/http"
 )
 
@@ -18,8 +20,7 @@ func (i *Injector) Before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rule, release, ok := i.take(r, BeforeEffect)
 		if ok {
-			if rule.Action == Fail {
-				i.fail(w, rule.Status)
+			if i.answer(w, r, rule) {
 				return
 			}
 			i.hold(r.Context(), rule, release)
@@ -42,14 +43,53 @@ func (i *Injector) After(next http.Handler) http.Handler {
 
 		rule, release, ok := i.take(r, AfterEffect)
 		if ok {
-			if rule.Action == Fail {
-				i.fail(w, rule.Status)
+			if i.answer(w, r, rule) {
 				return
 			}
 			i.hold(r.Context(), rule, release)
 		}
 		buf.sendTo(w)
 	})
+}
+
+// answer carries out a rule that replaces the provider's answer (Fail,
+// Respond, Reset) and reports whether it did; holds are left to the caller.
+func (i *Injector) answer(w http.ResponseWriter, r *http.Request, rule Rule) bool {
+	switch rule.Action {
+	case Fail:
+		i.fail(w, rule.Status)
+	case Respond:
+		w.Header().Set(Header, string(Respond))
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(rule.Status)
+		_, _ = w.Write([]byte(rule.Body))
+	case Reset:
+		// The whole request is read first, so the client has written it and
+		// is waiting for an answer when the connection goes.
+		_, _ = io.Copy(io.Discard, r.Body)
+		resetConnection(w)
+	default:
+		return false
+	}
+	return true
+}
+
+// resetConnection drops the client's connection with a TCP reset and no
+// answer. A writer that cannot be hijacked (HTTP/2) falls back to aborting
+// the handler, which net/http turns into a dropped stream.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 // bufferedResponse keeps a whole response back so it can be delayed,

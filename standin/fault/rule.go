@@ -21,6 +21,14 @@ const (
 	// Hang holds the request until Release or Reset, even if the client goes
 	// away, so the test alone decides when the provider "wakes up".
 	Hang Action = "hang"
+	// Reset drops the connection without an answer, after the request was
+	// written: before the effect the provider never acted, after it the
+	// answer is lost.
+	Reset Action = "reset"
+	// Respond answers with Rule.Status and Rule.Body instead of the
+	// provider's own answer: a 2xx that proves nothing, or one that carries
+	// a failure status.
+	Respond Action = "respond"
 )
 
 // Phase says where, relative to the provider's effect, a rule acts.
@@ -40,12 +48,17 @@ type Rule struct {
 	// Times is how many matching requests the rule applies to.
 	// Optional: default 1.
 	Times int
-	// Status is the HTTP status a Fail answers with (4xx or 5xx). Fail only.
+	// Status is the HTTP status a Fail answers with (4xx or 5xx), or a
+	// Respond answers with (any). Fail and Respond only.
 	Status int
+	// Body is what a Respond answers with, verbatim (JSON or not).
+	// Respond only. Optional: default empty.
+	Body string
 	// Delay is how long a Delay holds the request. Delay only.
 	Delay time.Duration
 	// Phase is where the rule acts.
-	// Optional: default BeforeEffect for Fail and Hang, AfterEffect for Delay.
+	// Optional: default BeforeEffect for Fail, Hang, Reset and Respond,
+	// AfterEffect for Delay.
 	Phase Phase
 	// Method limits the rule to one HTTP method. Optional: default any.
 	Method string
@@ -81,7 +94,11 @@ func (r Rule) normalized() (Rule, error) {
 		if r.Delay <= 0 {
 			return Rule{}, errors.New("delay needs a positive duration")
 		}
-	case Hang:
+	case Respond:
+		if r.Status < 200 || r.Status > 599 {
+			return Rule{}, fmt.Errorf("respond needs a status from 200 to 599, got %d", r.Status)
+		}
+	case Hang, Reset:
 	default:
 		return Rule{}, fmt.Errorf("unknown action %q", r.Action)
 	}
@@ -100,6 +117,7 @@ type ruleJSON struct {
 	Action Action `json:"action"`
 	Times  int    `json:"times,omitempty"`
 	Status int    `json:"status,omitempty"`
+	Body   string `json:"body,omitempty"`
 	Delay  string `json:"delay,omitempty"`
 	Phase  Phase  `json:"phase,omitempty"`
 	Method string `json:"method,omitempty"`
@@ -112,6 +130,7 @@ func (r Rule) MarshalJSON() ([]byte, error) {
 		Action: r.Action,
 		Times:  r.Times,
 		Status: r.Status,
+		Body:   r.Body,
 		Phase:  r.Phase,
 		Method: r.Method,
 		Path:   r.Path,
@@ -143,6 +162,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 		Action: w.Action,
 		Times:  w.Times,
 		Status: w.Status,
+		Body:   w.Body,
 		Delay:  delay,
 		Phase:  w.Phase,
 		Method: w.Method,

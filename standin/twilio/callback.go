@@ -24,7 +24,11 @@ var callbackClient = &http.Client{Timeout: 5 * time.Second}
 // or failed post, because Twilio does not retry status callbacks either; a
 // receiver must not depend on seeing every step.
 func (s *Server) sendStatusCallbacks(m Message) {
-	for _, status := range []string{StatusSent, m.finalStatus()} {
+	statuses := []string{StatusSent, m.finalStatus()}
+	if m.Status == StatusFailed {
+		statuses = []string{StatusFailed}
+	}
+	for _, status := range statuses {
 		form := url.Values{
 			"AccountSid":    {m.AccountSID},
 			"ApiVersion":    {apiVersion},

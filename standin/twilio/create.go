@@ -65,6 +65,10 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 	}
 
 	now := s.now()
+	status, errCode, errMsg := StatusQueued, 0, ""
+	if s.failAtCreate[to] {
+		status, errCode, errMsg = StatusFailed, ErrorUnreachable, errorUnreachableMessage
+	}
 	return Message{
 		Undeliverable:       s.undeliverable(to),
 		SID:                 newSID("SM"),
@@ -72,11 +76,13 @@ func (s *Server) messageFromForm(form url.Values) (Message, *apiError) {
 		To:                  to,
 		From:                from,
 		MessagingServiceSID: service,
-		Body:                body,
+		Body:                s.rewrite(body),
 		MediaURLs:           append([]string(nil), media...),
 		StatusCallback:      form.Get("StatusCallback"),
-		Status:              StatusQueued,
-		NumSegments:         segmentCount(body),
+		Status:              status,
+		ErrorCode:           errCode,
+		ErrorMessage:        errMsg,
+		NumSegments:         segmentCount(s.rewrite(body)),
 		DateCreated:         now,
 		DateUpdated:         now,
 	}, nil

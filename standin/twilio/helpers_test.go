@@ -56,8 +56,15 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, standin.Options{})
+}
+
+// newFixtureWith starts a stand-in with opts and the fixture's clock.
+func newFixtureWith(t *testing.T, opts standin.Options) *fixture {
+	t.Helper()
 	c := newClock()
-	s, err := standin.New(standin.Options{Now: c.Now})
+	opts.Now = c.Now
+	s, err := standin.New(opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)

@@ -15,12 +15,17 @@ const (
 	StatusSent        = "sent"
 	StatusDelivered   = "delivered"
 	StatusUndelivered = "undelivered"
+	// StatusFailed is final: the message never left Twilio.
+	StatusFailed = "failed"
 )
 
 // ErrorUnreachable is the error Twilio reports for a message the carrier
 // could not deliver to the handset (30003, "Unreachable destination
 // handset").
 const ErrorUnreachable = 30003
+
+// errorUnreachableMessage is the text Twilio gives with ErrorUnreachable.
+const errorUnreachableMessage = "Unreachable destination handset"
 
 // Message is one outbound message as the stand-in stores it.
 type Message struct {
@@ -33,6 +38,8 @@ type Message struct {
 	MediaURLs           []string
 	StatusCallback      string
 	Status              string
+	ErrorCode           int // zero unless the message failed or ended undelivered
+	ErrorMessage        string
 	NumSegments         int
 	DateCreated         time.Time
 	DateUpdated         time.Time
@@ -40,7 +47,6 @@ type Message struct {
 	// Undeliverable messages end undelivered, with ErrorCode set, instead
 	// of delivered: the carrier refused them (see Server.Undeliverable).
 	Undeliverable bool
-	ErrorCode     int // zero unless the message ended undelivered
 }
 
 // finalStatus is where the carrier takes the message after sent.
@@ -64,7 +70,7 @@ func (m *Message) advance(now time.Time) {
 	case StatusSent:
 		m.Status = m.finalStatus()
 		if m.Status == StatusUndelivered {
-			m.ErrorCode = ErrorUnreachable
+			m.ErrorCode, m.ErrorMessage = ErrorUnreachable, errorUnreachableMessage
 		}
 	default:
 		return
@@ -118,15 +124,7 @@ type messageResource struct {
 
 func (m *Message) resource() messageResource {
 	base := fmt.Sprintf("/%s/Accounts/%s/Messages/%s", apiVersion, m.AccountSID, m.SID)
-	var errorCode *int
-	var errorMessage *string
-	if m.ErrorCode != 0 {
-		code, msg := m.ErrorCode, "Unreachable destination handset"
-		errorCode, errorMessage = &code, &msg
-	}
 	return messageResource{
-		ErrorCode:           errorCode,
-		ErrorMessage:        errorMessage,
 		AccountSID:          m.AccountSID,
 		APIVersion:          apiVersion,
 		Body:                m.Body,
@@ -134,6 +132,8 @@ func (m *Message) resource() messageResource {
 		DateSent:            optionalDate(m.DateSent),
 		DateUpdated:         formatDate(m.DateUpdated),
 		Direction:           "outbound-api",
+		ErrorCode:           optionalInt(m.ErrorCode),
+		ErrorMessage:        optional(m.ErrorMessage),
 		From:                optional(m.From),
 		MessagingServiceSID: optional(m.MessagingServiceSID),
 		NumMedia:            strconv.Itoa(len(m.MediaURLs)),
@@ -161,6 +161,13 @@ func optionalDate(t time.Time) *string {
 	}
 	s := formatDate(t)
 	return &s
+}
+
+func optionalInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 func optional(s string) *string {

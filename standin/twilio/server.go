@@ -30,6 +30,18 @@ type Options struct {
 	AuthToken string
 	// Now is the clock for message timestamps. Optional: default time.Now.
 	Now func() time.Time
+	// TrialAccount stores every body behind TrialPrefix, as Twilio does for
+	// a trial account. Optional: default false.
+	TrialAccount bool
+	// SmartEncoding stores every body with curly quotes, long dashes and
+	// other look-alike Unicode replaced by their GSM-7 equivalents, as
+	// Twilio's Smart Encoding does. Optional: default false.
+	SmartEncoding bool
+	// Unreachable lists recipients whose handsets cannot be reached: a
+	// message to one is created "failed" with error 30003 and never
+	// advances, as Twilio answers for a number that cannot receive texts.
+	// Optional: default none.
+	Unreachable []string
 }
 
 // Server is the stand-in, an http.Handler safe for concurrent use. It sends,
@@ -43,9 +55,13 @@ type Server struct {
 	accountSID string
 	authToken  string
 	now        func() time.Time
-	store      *store
-	faults     *fault.Injector
-	handler    http.Handler
+	rewrite    func(string) string
+	// failAtCreate lists recipients whose messages Twilio refuses outright:
+	// created failed, never sent.
+	failAtCreate map[string]bool
+	store        *store
+	faults       *fault.Injector
+	handler      http.Handler
 
 	mu          sync.Mutex
 	unreachable map[string]bool // numbers the carrier cannot deliver to
@@ -54,11 +70,13 @@ type Server struct {
 // New returns a Server with no messages.
 func New(opts Options) (*Server, error) {
 	s := &Server{
-		accountSID: opts.AccountSID,
-		authToken:  opts.AuthToken,
-		now:        opts.Now,
-		store:      newStore(),
-		faults:     fault.New(fault.Options{WriteError: writeStatusError}),
+		accountSID:   opts.AccountSID,
+		authToken:    opts.AuthToken,
+		now:          opts.Now,
+		rewrite:      bodyRewriter(opts.TrialAccount, opts.SmartEncoding),
+		failAtCreate: map[string]bool{},
+		store:        newStore(),
+		faults:       fault.New(fault.Options{WriteError: writeStatusError}),
 	}
 	if s.accountSID == "" {
 		s.accountSID = DefaultAccountSID
@@ -68,6 +86,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	for _, to := range opts.Unreachable {
+		s.failAtCreate[to] = true
 	}
 	if !alphanumeric.MatchString(s.accountSID) || !alphanumeric.MatchString(s.authToken) {
 		return nil, errors.New("error creating twilio stand-in: account SID and auth token must be alphanumeric")

@@ -44,6 +44,14 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testReconciliation(t, setup)
 	})
+	t.Run("ReceiptOwner", func(t *testing.T) {
+		t.Parallel()
+		testReceiptOwner(t, setup)
+	})
+	t.Run("EffectHandOver", func(t *testing.T) {
+		t.Parallel()
+		testEffectHandOver(t, setup)
+	})
 	t.Run("Sweep", func(t *testing.T) {
 		t.Parallel()
 		testSweep(t, setup)
@@ -335,7 +343,7 @@ func testEffectClaim(t *testing.T, setup setupFunc) {
 				OperationKey: p.OperationKey,
 				Owner:        "worker-a",
 				Status:       status,
-				Receipt:      newReceipt("SM1"),
+				Receipt:      newReceipt("SM_" + string(status)),
 			}))
 
 			p.Owner = "worker-b"
@@ -344,7 +352,7 @@ func testEffectClaim(t *testing.T, setup setupFunc) {
 			require.Equal(t, store.ClaimSettled, res.Outcome, status)
 			require.Equal(t, status, res.Effect.Status)
 			require.Equal(t, "worker-a", res.Effect.LeaseOwner)
-			require.Equal(t, newReceipt("SM1"), res.Effect.Receipt)
+			require.Equal(t, newReceipt("SM_"+string(status)), res.Effect.Receipt)
 			require.Equal(t, 1, res.Effect.Attempts)
 		}
 	})

@@ -182,13 +182,15 @@ func testReconciliation(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		s, ctx := setup(t)
 
+		// The same ID from two providers: a Twilio message and an HTTP
+		// service's resource.
 		var keys []string
-		for _, owner := range []string{"worker-a", "worker-b"} {
-			p := claimParams(owner, time.Hour)
+		for _, r := range []*maestrotype.Receipt{newReceipt("SM_shared"), httpReceipt("SM_shared")} {
+			p := claimParams("worker-a", time.Hour)
 			_, err := s.EffectClaim(ctx, p)
 			require.NoError(t, err)
 			require.NoError(t, s.EffectSettle(ctx, store.EffectSettleParams{
-				OperationKey: p.OperationKey, Owner: owner, Status: maestrotype.EffectSucceeded, Receipt: newReceipt("SM_shared"),
+				OperationKey: p.OperationKey, Owner: "worker-a", Status: maestrotype.EffectSucceeded, Receipt: r,
 			}))
 			keys = append(keys, p.OperationKey)
 		}

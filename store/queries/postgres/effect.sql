@@ -67,3 +67,8 @@ FROM effects
 WHERE status = 'in_progress' AND lease_expires_at <= now()
 ORDER BY lease_expires_at, operation_key
 LIMIT $1;
+
+-- name: EffectHandOver
+UPDATE effects
+SET lease_owner = $3, lease_expires_at = now() + $4::bigint * interval '1 millisecond', updated_at = now()
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';

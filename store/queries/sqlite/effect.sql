@@ -67,3 +67,10 @@ FROM effects
 WHERE status = 'in_progress' AND lease_expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 ORDER BY lease_expires_at, rowid
 LIMIT $1;
+
+-- name: EffectHandOver
+UPDATE effects
+SET lease_owner = $3,
+    lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($4 / 1000.0) || ' seconds'),
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
