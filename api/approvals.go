@@ -120,7 +120,7 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 			writeRefusal(w, unavailableRefusal())
 			return
 		}
-		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.InvocationWorkflowID(req.OperationKey), "",
+		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID), "",
 			workflows.SignalApprovalDecided, workflows.ApprovalDecision{ApprovalID: id}); err != nil {
 			// The decision is in the ledger; the workflow reads it when its
 			// timer fires even if this wake-up is lost.
