@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/maestro-run/maestro/admission"
@@ -61,7 +63,28 @@ func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *ad
 		s.cfg.Logger.Error("could not read approval events", "err", err)
 		return apitype.Approval{}, unavailableRefusal()
 	}
-	return approvalView(req, events), nil
+	view := approvalView(req, events)
+	if req.SessionID != "" {
+		sess, err := s.cfg.Store.SessionGet(ctx, req.SessionID)
+		switch {
+		case err == nil:
+			view.Facts = factsView(sess)
+		case !errors.Is(err, store.ErrNotFound):
+			s.cfg.Logger.Error("could not read the approval's session", "err", err)
+			return apitype.Approval{}, unavailableRefusal()
+		}
+	}
+	return view, nil
+}
+
+// factsView lists a session's facts by name, each with its provenance.
+func factsView(sess store.Session) []apitype.SessionFact {
+	out := make([]apitype.SessionFact, 0, len(sess.Facts))
+	for _, name := range slices.Sorted(maps.Keys(sess.Facts)) {
+		f, _ := sess.Fact(name)
+		out = append(out, apitype.SessionFact{Name: name, Value: f.Value, Provenance: string(f.Provenance)})
+	}
+	return out
 }
 
 // handleDecide applies an approver's decision. The decision, its events

@@ -62,7 +62,15 @@ type options struct {
 	tokenTTL        time.Duration
 	// catalog overrides the demo catalog.
 	catalog []byte
+	// strictFacts keeps the catalog's rules on trusted facts only. Without
+	// it the tests' own session facts count, as the stand-ins cannot sign
+	// any: most tests drive delivery, not the trust model.
+	strictFacts bool
 }
+
+// withStrictFacts runs the catalog as deployed: agent-declared facts never
+// auto-approve.
+func withStrictFacts(o *options) { o.strictFacts = true }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
 	t.Helper()
@@ -73,6 +81,11 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	ctx := t.Context()
 	if o.catalog == nil {
 		o.catalog = tools.DemoCatalogYAML
+	}
+	if !o.strictFacts {
+		var err error
+		o.catalog, err = tools.TrustingDeclaredFacts(o.catalog)
+		require.NoError(t, err)
 	}
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)

@@ -25,6 +25,7 @@ var allMigrations = []appliedMigration{
 	{Version: 2, Name: "approval_gate"},
 	{Version: 3, Name: "sessions_saga_postcall"},
 	{Version: 4, Name: "reconciliation"},
+	{Version: 5, Name: "trust_boundaries"},
 }
 
 func TestMigrate(t *testing.T) {

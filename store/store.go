@@ -313,6 +313,9 @@ type Session struct {
 	// (caller_number, tenant_id…), frozen from then on: approval conditions
 	// read them, so a later call must not be able to change them.
 	Facts map[string]string
+	// Provenance says who vouches for each fact, by name. A fact with no
+	// entry is agent-declared.
+	Provenance map[string]maestrotype.Provenance
 	// HaltStep names the compensation whose failure halted the session
 	// ("undo_…: cancel_work_order"), HaltReason why it failed. Both are set
 	// while the session is halted, cleared when a human resolves the halt,
