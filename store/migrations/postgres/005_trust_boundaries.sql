@@ -24,7 +24,11 @@ CREATE TABLE signal_outbox (
     last_error      text,
     next_attempt_at timestamptz NOT NULL DEFAULT now(),
     created_at      timestamptz NOT NULL DEFAULT now(),
-    delivered_at    timestamptz
+    delivered_at    timestamptz,
+    -- Set when the workflow is gone, so no attempt can ever deliver it.
+    abandoned_at    timestamptz,
+    CONSTRAINT signal_outbox_delivered_or_abandoned
+        CHECK (delivered_at IS NULL OR abandoned_at IS NULL)
 );
 
-CREATE INDEX signal_outbox_due_idx ON signal_outbox (next_attempt_at) WHERE delivered_at IS NULL;
+CREATE INDEX signal_outbox_due_idx ON signal_outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL;

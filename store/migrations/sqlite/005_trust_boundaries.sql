@@ -15,7 +15,11 @@ CREATE TABLE signal_outbox (
     last_error      TEXT,
     next_attempt_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-    delivered_at    TEXT
+    delivered_at    TEXT,
+    -- Set when the workflow is gone, so no attempt can ever deliver it.
+    abandoned_at    TEXT,
+    CONSTRAINT signal_outbox_delivered_or_abandoned
+        CHECK (delivered_at IS NULL OR abandoned_at IS NULL)
 );
 
-CREATE INDEX signal_outbox_due_idx ON signal_outbox (next_attempt_at) WHERE delivered_at IS NULL;
+CREATE INDEX signal_outbox_due_idx ON signal_outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL;
