@@ -116,7 +116,21 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 				fmt.Sprintf("only an operator with the %q role may decide approval %s; the attempt was logged", req.ApproverRole, id)))
 			return
 		}
-		p := store.ApprovalDecideParams{ApprovalID: id, Decision: decision, Actor: actor, Reason: body.Reason, TokenTTL: s.cfg.TokenTTL}
+		wake, err := json.Marshal(workflows.ApprovalDecision{ApprovalID: id})
+		if err != nil {
+			s.cfg.Logger.Error("could not encode the wake-up signal", "err", err)
+			writeRefusal(w, unavailableRefusal())
+			return
+		}
+		// The wake-up is queued with the decision: if this attempt to
+		// signal fails, the outbox delivers it later, before the token
+		// could expire unused.
+		p := store.ApprovalDecideParams{ApprovalID: id, Decision: decision, Actor: actor, Reason: body.Reason, TokenTTL: s.cfg.TokenTTL,
+			Signal: &store.OutboxSignal{
+				WorkflowID: workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID),
+				SignalName: workflows.SignalApprovalDecided,
+				Payload:    wake,
+			}}
 		if decision == store.DecisionModify {
 			if p.NewArgs, p.NewArgsHash, err = s.modifiedArgs(req, body); err != nil {
 				var ref *admission.Refusal
@@ -132,7 +146,8 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 			writeRefusal(w, admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, `"args" is only accepted by modify`))
 			return
 		}
-		if _, err := s.cfg.Store.ApprovalDecide(r.Context(), p); err != nil {
+		res, err := s.cfg.Store.ApprovalDecide(r.Context(), p)
+		if err != nil {
 			if errors.Is(err, store.ErrApprovalNotPending) {
 				cur, _ := s.cfg.Store.ApprovalRequestGet(r.Context(), id)
 				writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeApprovalClosed,
@@ -143,11 +158,10 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 			writeRefusal(w, unavailableRefusal())
 			return
 		}
-		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID), "",
-			workflows.SignalApprovalDecided, workflows.ApprovalDecision{ApprovalID: id}); err != nil {
-			// The decision is in the ledger; the workflow reads it when its
-			// timer fires even if this wake-up is lost.
-			s.cfg.Logger.Warn("could not signal the waiting invocation", "approval", id, "err", err)
+		if res.Signal != nil {
+			if err := s.cfg.Outbox.Deliver(r.Context(), *res.Signal); err != nil {
+				s.cfg.Logger.Warn("could not wake the waiting workflow yet; the outbox retries", "approval", id, "err", err)
+			}
 		}
 		view, ref := s.approval(r.Context(), id)
 		if ref != nil {

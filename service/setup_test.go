@@ -16,6 +16,7 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/store"
@@ -66,6 +67,8 @@ type options struct {
 	// it the tests' own session facts count, as the stand-ins cannot sign
 	// any: most tests drive delivery, not the trust model.
 	strictFacts bool
+	// signaller wraps the Temporal client the outbox relay signals with.
+	signaller func(outbox.Signaller) outbox.Signaller
 }
 
 // withStrictFacts runs the catalog as deployed: agent-declared facts never
@@ -100,6 +103,10 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
+	var signaller outbox.Signaller = tc
+	if o.signaller != nil {
+		signaller = o.signaller(tc)
+	}
 	taskQueue := "tq-" + randomID()
 	svc, err := service.Start(ctx, service.Config{
 		Store:       st,
@@ -110,6 +117,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TaskQueue:   taskQueue,
 		WaitTimeout: o.waitTimeout,
 		TokenTTL:    o.tokenTTL,
+		Signaller:   signaller,
 		Logger:      slog.New(slog.DiscardHandler),
 	})
 	require.NoError(t, err)
