@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -120,4 +121,31 @@ func TestCallEndedSignalLostStillStartsThePostCallWorkflow(t *testing.T) {
 	require.Len(t, sess.PostCall, 1, "the transcript's callback request reached the post-call workflow")
 	require.Equal(t, "delivered", sess.PostCall[0].Status)
 	require.Equal(t, 1, e.standins.Twilio.CountMessages())
+}
+
+// A decision committed by a process that died before it could signal is
+// delivered by the relay's sweep: nothing but the ledger remembers it.
+func TestRelayDeliversADecisionNobodySignalled(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	pending := e.requestRefund("refund")
+	req, err := e.store.ApprovalRequestGet(e.ctx, pending.ApprovalID)
+	require.NoError(t, err)
+
+	wake, err := json.Marshal(workflows.ApprovalDecision{ApprovalID: req.ID})
+	require.NoError(t, err)
+	res, err := e.store.ApprovalDecide(e.ctx, store.ApprovalDecideParams{
+		ApprovalID: req.ID, Decision: store.DecisionApprove, Actor: "operator:demo-manager", TokenTTL: time.Minute,
+		Signal: &store.OutboxSignal{WorkflowID: workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID),
+			SignalName: workflows.SignalApprovalDecided, Payload: wake},
+	})
+	require.NoError(t, err)
+
+	done, err := e.agent.Wait(e.ctx, pending.InvocationID)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, done.State, "%+v", done.Observation)
+	require.Eventually(t, func() bool {
+		sig, err := e.store.OutboxGet(e.ctx, res.Signal.ID)
+		return err == nil && sig.DeliveredAt != nil
+	}, 10*time.Second, 20*time.Millisecond)
 }
