@@ -117,6 +117,7 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.Sweep, activityName(workflows.ActivitySweep))
 	w.RegisterActivityWithOptions(a.UndoList, activityName(workflows.ActivityUndoList))
 	w.RegisterActivityWithOptions(a.Compensate, activityName(workflows.ActivityCompensate))
+	w.RegisterActivityWithOptions(a.CompensationApproval, activityName(workflows.ActivityCompensationApproval))
 	w.RegisterActivityWithOptions(a.SessionHalt, activityName(workflows.ActivitySessionHalt))
 	w.RegisterActivityWithOptions(a.SessionResolve, activityName(workflows.ActivitySessionResolve))
 	w.RegisterActivityWithOptions(a.SessionEnd, activityName(workflows.ActivitySessionEnd))

@@ -26,7 +26,9 @@ func (a *Activities) UndoList(ctx context.Context, sessionID string) ([]workflow
 	steps := []workflows.UndoStep{}
 	for _, e := range entries {
 		if e.Status == store.UndoPending {
-			steps = append(steps, workflows.UndoStep{UndoID: e.ID, Tool: e.CompensationTool, OperationKey: e.OperationKey, Seq: e.Seq})
+			comp, ok := a.cfg.Catalog.Tool(e.CompensationTool)
+			steps = append(steps, workflows.UndoStep{UndoID: e.ID, Tool: e.CompensationTool, OperationKey: e.OperationKey, Seq: e.Seq,
+				NeedsApproval: ok && comp.Effect == mt.EffectMoney})
 		}
 	}
 	return steps, nil
@@ -64,6 +66,20 @@ func (a *Activities) Compensate(ctx context.Context, step workflows.UndoStep) (w
 	tool, in, err := a.compensationCall(entry, eff)
 	if err != nil {
 		return a.undoDone(ctx, out, store.UndoFailed, err.Error(), nil)
+	}
+	if tool.Effect == mt.EffectMoney {
+		// Decided from the catalog, not from the step: whoever asked for
+		// the rollback, money moves only with a human's approval.
+		status, summary, err := a.compensationApproved(ctx, tool, step, &in)
+		switch {
+		case err != nil:
+			return out, err
+		case status == workflows.UndoAwaitingApproval:
+			out.Status, out.Summary = status, summary
+			return out, nil
+		case status == workflows.UndoFailed:
+			return a.undoDone(ctx, out, store.UndoFailed, summary, nil)
+		}
 	}
 	call, err := renderCall(tool, in)
 	if err != nil {
@@ -110,7 +126,7 @@ func (a *Activities) compensationCall(entry store.UndoEntry, eff store.Effect) (
 		return nil, workflows.ExecuteInput{}, err
 	}
 	return comp, workflows.ExecuteInput{
-		OperationKey: "undo-" + entry.ID,
+		OperationKey: workflows.CompensationOperationKey(entry.ID),
 		SessionID:    entry.SessionID,
 		Tool:         comp.Name,
 		Route:        mt.RouteWrite,

@@ -81,7 +81,9 @@ type Request struct {
 	Args         []byte
 	OperationKey string
 	ToolCallID   string
-	// SessionContext holds facts about the session for approval conditions.
+	// SessionContext holds facts the agent states about the session. They
+	// are recorded as agent-declared: an approval rule sees them only if
+	// it names that provenance.
 	SessionContext map[string]string
 }
 
@@ -140,7 +142,8 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err := g.checkReservedKey(key, agent.ID); err != nil {
 		return Admitted{}, err
 	}
-	sess, err := g.cfg.Store.SessionUpsert(ctx, store.Session{ID: req.SessionID, AgentID: agent.ID, Facts: req.SessionContext})
+	sess, err := g.cfg.Store.SessionUpsert(ctx, store.Session{ID: req.SessionID, AgentID: agent.ID,
+		Facts: req.SessionContext, Provenance: declared(req.SessionContext)})
 	if err != nil {
 		return Admitted{}, fmt.Errorf("error recording session: %w", err)
 	}
@@ -192,7 +195,7 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 		ArgsHash:     inv.ArgsHash,
 	}
 	if inv.Route == mt.RouteGated {
-		apr, err := g.openApproval(ctx, tool, inv, sess.Facts)
+		apr, err := g.openApproval(ctx, tool, inv, sess)
 		if err != nil {
 			return Admitted{}, err
 		}

@@ -16,7 +16,7 @@ const contextCalls = 5
 // openApproval freezes a gated call in an approval request before the
 // workflow starts, so the agent's 202 already names a request an approver
 // can find.
-func (g *Gate) openApproval(ctx context.Context, tool *tools.Tool, inv store.Invocation, facts map[string]string) (store.ApprovalRequest, error) {
+func (g *Gate) openApproval(ctx context.Context, tool *tools.Tool, inv store.Invocation, sess store.Session) (store.ApprovalRequest, error) {
 	policy := tool.Approval
 	if policy == nil {
 		policy = &tools.Approval{}
@@ -43,7 +43,11 @@ func (g *Gate) openApproval(ctx context.Context, tool *tools.Tool, inv store.Inv
 	}
 	// A rule may pre-approve a non-money call; the decision is recorded
 	// with the rule as its actor. The loader refuses rules on money tools.
-	if policy.Condition != nil && tool.Effect != mt.EffectMoney && policy.Condition.Approves(decodeArgs(inv.Args), sessionFacts(inv.SessionID, facts)) {
+	// The rule sees only the facts whose source it trusts: a fact the agent
+	// merely stated is absent, so a rule reading it does not fire and the
+	// call goes to a human.
+	if policy.Condition != nil && tool.Effect != mt.EffectMoney &&
+		policy.Condition.Approves(decodeArgs(inv.Args), sessionFacts(inv.SessionID, sess.FactsTrusted(policy.TrustsFact))) {
 		req.Status = store.ApprovalAutoApproved
 		req.DecidedBy = "rule:" + policy.Condition.String()
 		req.DecidedAt = &now
@@ -109,5 +113,14 @@ func sessionFacts(sessionID string, facts map[string]string) map[string]any {
 		out[k] = v
 	}
 	out["id"] = sessionID
+	return out
+}
+
+// declared marks every fact an agent stated as agent-declared.
+func declared(facts map[string]string) map[string]mt.Provenance {
+	out := make(map[string]mt.Provenance, len(facts))
+	for name := range facts {
+		out[name] = mt.ProvenanceAgentDeclared
+	}
 	return out
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/maestro-run/maestro/admission"
@@ -61,7 +63,28 @@ func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *ad
 		s.cfg.Logger.Error("could not read approval events", "err", err)
 		return apitype.Approval{}, unavailableRefusal()
 	}
-	return approvalView(req, events), nil
+	view := approvalView(req, events)
+	if req.SessionID != "" {
+		sess, err := s.cfg.Store.SessionGet(ctx, req.SessionID)
+		switch {
+		case err == nil:
+			view.Facts = factsView(sess)
+		case !errors.Is(err, store.ErrNotFound):
+			s.cfg.Logger.Error("could not read the approval's session", "err", err)
+			return apitype.Approval{}, unavailableRefusal()
+		}
+	}
+	return view, nil
+}
+
+// factsView lists a session's facts by name, each with its provenance.
+func factsView(sess store.Session) []apitype.SessionFact {
+	out := make([]apitype.SessionFact, 0, len(sess.Facts))
+	for _, name := range slices.Sorted(maps.Keys(sess.Facts)) {
+		f, _ := sess.Fact(name)
+		out = append(out, apitype.SessionFact{Name: name, Value: f.Value, Provenance: string(f.Provenance)})
+	}
+	return out
 }
 
 // handleDecide applies an approver's decision. The decision, its events
@@ -93,7 +116,21 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 				fmt.Sprintf("only an operator with the %q role may decide approval %s; the attempt was logged", req.ApproverRole, id)))
 			return
 		}
-		p := store.ApprovalDecideParams{ApprovalID: id, Decision: decision, Actor: actor, Reason: body.Reason, TokenTTL: s.cfg.TokenTTL}
+		wake, err := json.Marshal(workflows.ApprovalDecision{ApprovalID: id})
+		if err != nil {
+			s.cfg.Logger.Error("could not encode the wake-up signal", "err", err)
+			writeRefusal(w, unavailableRefusal())
+			return
+		}
+		// The wake-up is queued with the decision: if this attempt to
+		// signal fails, the outbox delivers it later, before the token
+		// could expire unused.
+		p := store.ApprovalDecideParams{ApprovalID: id, Decision: decision, Actor: actor, Reason: body.Reason, TokenTTL: s.cfg.TokenTTL,
+			Signal: &store.OutboxSignal{
+				WorkflowID: workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID),
+				SignalName: workflows.SignalApprovalDecided,
+				Payload:    wake,
+			}}
 		if decision == store.DecisionModify {
 			if p.NewArgs, p.NewArgsHash, err = s.modifiedArgs(req, body); err != nil {
 				var ref *admission.Refusal
@@ -109,7 +146,8 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 			writeRefusal(w, admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, `"args" is only accepted by modify`))
 			return
 		}
-		if _, err := s.cfg.Store.ApprovalDecide(r.Context(), p); err != nil {
+		res, err := s.cfg.Store.ApprovalDecide(r.Context(), p)
+		if err != nil {
 			if errors.Is(err, store.ErrApprovalNotPending) {
 				cur, _ := s.cfg.Store.ApprovalRequestGet(r.Context(), id)
 				writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeApprovalClosed,
@@ -120,11 +158,10 @@ func (s *Server) handleDecide(decision store.Decision) http.HandlerFunc {
 			writeRefusal(w, unavailableRefusal())
 			return
 		}
-		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.InvocationWorkflowID(req.OperationKey), "",
-			workflows.SignalApprovalDecided, workflows.ApprovalDecision{ApprovalID: id}); err != nil {
-			// The decision is in the ledger; the workflow reads it when its
-			// timer fires even if this wake-up is lost.
-			s.cfg.Logger.Warn("could not signal the waiting invocation", "approval", id, "err", err)
+		if res.Signal != nil {
+			if err := s.cfg.Outbox.Deliver(r.Context(), *res.Signal); err != nil {
+				s.cfg.Logger.Warn("could not wake the waiting workflow yet; the outbox retries", "approval", id, "err", err)
+			}
 		}
 		view, ref := s.approval(r.Context(), id)
 		if ref != nil {

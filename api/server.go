@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/transcriptref"
@@ -58,6 +60,16 @@ type Config struct {
 	Transcripts transcriptref.Policy
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
+	// Outbox delivers the signals a decision or a call's end queued with
+	// it in the ledger. Optional: default a relay over Temporal that makes
+	// the first attempt only; a relay's Run loop makes the rest.
+	Outbox Deliverer
+}
+
+// Deliverer makes one attempt at a queued signal and records the outcome;
+// a failed signal stays owed.
+type Deliverer interface {
+	Deliver(ctx context.Context, sig store.OutboxSignal) error
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -107,6 +119,13 @@ func New(cfg Config) (*Server, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Outbox == nil {
+		relay, err := outbox.New(outbox.Config{Store: cfg.Store, Signaller: cfg.Temporal, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Outbox = relay
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux()}
 	s.routes()

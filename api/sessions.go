@@ -204,17 +204,26 @@ func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, ses
 		ended.Transcript = *body.Transcript
 	}
 	raw, _ := json.Marshal(ended.Transcript)
-	_, first, err := s.cfg.Store.SessionEnd(r.Context(), sess.ID, raw)
+	signal, err := json.Marshal(ended)
+	if err != nil {
+		s.cfg.Logger.Error("could not encode call-ended", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	// The call-ended signal is queued with the end: the first end is owed
+	// to the session until Temporal accepts it, so a signal lost here still
+	// starts the post-call workflow, transcript and all.
+	_, first, queued, err := s.cfg.Store.SessionEndSignalled(r.Context(), sess.ID, raw, store.OutboxSignal{
+		WorkflowID: workflows.SessionWorkflowID(sess.ID), SignalName: workflows.SignalCallEnded, Payload: signal,
+	})
 	if err != nil {
 		s.cfg.Logger.Error("could not end session", "err", err)
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
 	if first {
-		if err := s.cfg.Temporal.SignalWorkflow(r.Context(), workflows.SessionWorkflowID(sess.ID), "", workflows.SignalCallEnded, ended); err != nil {
-			s.cfg.Logger.Error("could not signal call-ended", "session", sess.ID, "err", err)
-			writeRefusal(w, unavailableRefusal())
-			return
+		if err := s.cfg.Outbox.Deliver(r.Context(), queued); err != nil {
+			s.cfg.Logger.Warn("could not signal call-ended yet; the outbox retries", "session", sess.ID, "err", err)
 		}
 	}
 	writeJSON(w, http.StatusAccepted, apitype.EndResult{SessionID: sess.ID, Ended: first, PostCallWorkflowID: workflows.PostCallWorkflowID(sess.ID)})

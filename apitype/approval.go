@@ -19,13 +19,25 @@ type Approval struct {
 	Reason       string          `json:"reason,omitempty"`
 	RiskTags     []string        `json:"risk_tags"`
 	// Context is the session's recent calls, for the approver.
-	Context   json.RawMessage `json:"context,omitempty"`
+	Context json.RawMessage `json:"context,omitempty"`
+	// Facts are the session's facts, each with who vouches for it, so the
+	// approver can tell what the agent merely stated. Shown by
+	// GET /v1/approvals/{id}.
+	Facts     []SessionFact   `json:"facts,omitempty"`
 	Status    string          `json:"status"`
 	TimeoutAt time.Time       `json:"timeout_at"`
 	DecidedBy string          `json:"decided_by,omitempty"`
 	DecidedAt *time.Time      `json:"decided_at,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 	Events    []ApprovalEvent `json:"events,omitempty"`
+}
+
+// SessionFact is one session fact with its provenance: agent-declared,
+// operator or platform-signed:<platform>.
+type SessionFact struct {
+	Name       string `json:"name"`
+	Value      string `json:"value"`
+	Provenance string `json:"provenance"`
 }
 
 // ApprovalEvent is one entry of a request's immutable log.

@@ -80,7 +80,11 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{bin: buildWorker(t), catalog: filepath.Join(t.TempDir(), "catalog.yaml")}
-	require.NoError(t, os.WriteFile(h.catalog, tools.DemoCatalogYAML, 0o600))
+	// The stand-ins sign no session facts; the SMS rule rests on the ones
+	// the test states.
+	doc, err := tools.TrustingDeclaredFacts(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(h.catalog, doc, 0o600))
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	srv, err := devtemporal.Start(t.Context(), devtemporal.Config{

@@ -44,6 +44,14 @@ func TestDevModeFollowsTwilioDelivery(t *testing.T) {
 		SessionContext: map[string]string{"caller_number": "+14155550100"},
 	})
 	require.NoError(t, err)
+	// The caller's number is only what the agent stated: a manager approves
+	// the text.
+	require.Equal(t, mt.InvocationAwaitingApproval, sent.State, sent.Observation.Summary)
+	ops := apiclient.New(d.URL(), tools.DemoOpsKey, apiclient.Options{})
+	_, err = ops.Approve(t.Context(), sent.ApprovalID, "number checked")
+	require.NoError(t, err)
+	sent, err = agent.Wait(t.Context(), sent.InvocationID)
+	require.NoError(t, err)
 	require.Equal(t, mt.InvocationSucceeded, sent.State, sent.Observation.Summary)
 	sid := sent.Observation.Receipt.Fields["message_sid"]
 

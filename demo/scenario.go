@@ -60,15 +60,37 @@ func (s *scenario) lookupTenant() error {
 }
 
 func (s *scenario) textCaller() error {
-	s.step("Real-sync: text the caller's own number (a catalog rule pre-approves it)")
+	s.step("Real-sync: text the number the caller is calling from (the agent's word alone approves nothing)")
 	resp, err := s.invoke("send_sms", "sms-confirm", `{"to":"`+callerNumber+`","body":"We have your report and will follow up today."}`)
 	if err != nil {
 		return err
 	}
-	if err := isState(resp, mt.InvocationSucceeded); err != nil {
+	// The catalog rule would spare a human for the caller's own number, but
+	// only on a fact a platform signed or an operator set: this number is
+	// merely what the agent stated, so a manager decides.
+	if err := expect(resp.Pending && resp.ApprovalID != "", "a text rested on a fact the agent declared and was not held"); err != nil {
 		return err
 	}
-	return s.confirmSMS(resp.Observation.Receipt.Fields["message_sid"])
+	req, err := s.ops.Approval(s.ctx, resp.ApprovalID)
+	if err != nil {
+		return err
+	}
+	for _, f := range req.Facts {
+		fmt.Fprintf(s.out, "   session fact: %s = %s (%s)\n", f.Name, f.Value, f.Provenance)
+	}
+	s.confirm("approval %s waits for role %q: the rule does not rest on agent-declared facts", req.ID, req.ApproverRole)
+	if _, err := s.ops.Approve(s.ctx, resp.ApprovalID, "the caller's number matches the call record"); err != nil {
+		return err
+	}
+	done, err := s.agent.Wait(s.ctx, resp.InvocationID)
+	if err != nil {
+		return err
+	}
+	s.printObservation(done)
+	if err := isState(done, mt.InvocationSucceeded); err != nil {
+		return err
+	}
+	return s.confirmSMS(done.Observation.Receipt.Fields["message_sid"])
 }
 
 func (s *scenario) escalate() error {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/enums/v1"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -49,16 +51,22 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 	require.NoError(t, err)
 	e.recordAndReplay(dir, "approved")
 
-	// The session that held those calls: a rollback, then call-ended and
-	// the post-call workflow it started.
-	_, err = e.agent.Rollback(e.ctx, e.session, "recording")
+	// The session that held those calls: a rollback whose refund
+	// cancellation waits for a manager, then call-ended and the post-call
+	// workflow it started.
+	res, err := e.agent.Rollback(e.ctx, e.session, "recording")
 	require.NoError(t, err)
+	require.Equal(t, workflows.UndoAwaitingApproval, res.Steps[0].Status)
+	_, err = e.ops.Approve(e.ctx, e.pendingCompensation("cancel_refund").ID, "")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return e.undoStatus(res.Steps[0].UndoID) == string(store.UndoCompensated) },
+		20*time.Second, 50*time.Millisecond)
 	_, err = e.agent.End(e.ctx, e.session, apitype.EndRequest{Transcript: &mt.Transcript{Turns: []mt.Turn{
 		{Speaker: "caller", Text: "Please call me back."},
 	}}})
 	require.NoError(t, err)
 	e.waitPostCall()
-	e.record(dir, workflows.SessionWorkflowID(e.session), "session_rollback_end")
+	e.record(dir, workflows.SessionWorkflowID(e.session), "session_rollback_approval_end")
 	e.record(dir, workflows.PostCallWorkflowID(e.session), "postcall")
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/transcriptref"
@@ -68,6 +69,9 @@ type Config struct {
 	// Timeouts bound how long the API server waits on a client.
 	// Optional: see HTTPTimeouts.
 	Timeouts HTTPTimeouts
+	// Signaller delivers the signals queued in the ledger's outbox.
+	// Optional: default the Temporal client.
+	Signaller outbox.Signaller
 }
 
 // HTTPTimeouts are the API server's connection timeouts. Without them one
@@ -122,6 +126,9 @@ func (c Config) WithDefaults() Config {
 		c.Logger = slog.Default()
 	}
 	c.Timeouts = c.Timeouts.withDefaults(c.WaitTimeout)
+	if c.Signaller == nil {
+		c.Signaller = c.Temporal
+	}
 	return c
 }
 
@@ -131,6 +138,9 @@ type Service struct {
 	http     *http.Server
 	listener net.Listener
 	done     chan error
+	// stopRelay ends the outbox relay; relayDone closes when it has.
+	stopRelay context.CancelFunc
+	relayDone chan struct{}
 }
 
 // Start mirrors the catalog into the registry, starts the worker and serves
@@ -173,10 +183,15 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		w.Stop()
 		return nil, err
 	}
+	relay, err := outbox.New(outbox.Config{Store: cfg.Store, Signaller: cfg.Signaller, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: cfg.Catalog, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts, Finalizer: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
-		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL, Transcripts: cfg.Transcripts,
+		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL, Transcripts: cfg.Transcripts, Outbox: relay,
 	})
 	if err != nil {
 		w.Stop()
@@ -202,6 +217,13 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.http.Serve(ln) }()
+	// The relay's first sweep delivers what a previous process left owed.
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopRelay, s.relayDone = stopRelay, make(chan struct{})
+	go func() {
+		defer close(s.relayDone)
+		relay.Run(relayCtx)
+	}()
 	return s, nil
 }
 
@@ -219,6 +241,8 @@ func (s *Service) URL() string {
 // Stop shuts the API down gracefully and stops the worker.
 func (s *Service) Stop(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	s.stopRelay()
+	<-s.relayDone
 	s.worker.Stop()
 	if serveErr := <-s.done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)

@@ -18,6 +18,7 @@ import (
 	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/store"
@@ -75,7 +76,17 @@ type options struct {
 	timeouts service.HTTPTimeouts
 	// transcripts is the transcript_ref fetch policy.
 	transcripts transcriptref.Policy
+	// strictFacts keeps the catalog's rules on trusted facts only. Without
+	// it the tests' own session facts count, as the stand-ins cannot sign
+	// any: most tests drive delivery, not the trust model.
+	strictFacts bool
+	// signaller wraps the Temporal client the outbox relay signals with.
+	signaller func(outbox.Signaller) outbox.Signaller
 }
+
+// withStrictFacts runs the catalog as deployed: agent-declared facts never
+// auto-approve.
+func withStrictFacts(o *options) { o.strictFacts = true }
 
 func setup(t *testing.T, opts ...func(*options)) *env {
 	t.Helper()
@@ -86,6 +97,11 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	ctx := t.Context()
 	if o.catalog == nil {
 		o.catalog = tools.DemoCatalogYAML
+	}
+	if !o.strictFacts {
+		var err error
+		o.catalog, err = tools.TrustingDeclaredFacts(o.catalog)
+		require.NoError(t, err)
 	}
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
@@ -107,6 +123,10 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
+	var signaller outbox.Signaller = tc
+	if o.signaller != nil {
+		signaller = o.signaller(tc)
+	}
 	taskQueue := "tq-" + randomID()
 	svc, err := service.Start(ctx, service.Config{
 		Store:       st,
@@ -121,6 +141,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		LeaseTTL:    o.leaseTTL,
 		SweepIdle:   o.sweepIdle,
 		ListingLag:  o.listingLag,
+		Signaller:   signaller,
 		Logger:      slog.New(slog.DiscardHandler),
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),

@@ -62,6 +62,15 @@ func (l *ledger) ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (Ap
 			}
 			res.Token = &tok
 		}
+		if p.Signal != nil {
+			sig := *p.Signal
+			sig.ApprovalID = p.ApprovalID
+			queued, err := l.insertOutbox(ctx, tx, sig)
+			if err != nil {
+				return err
+			}
+			res.Signal = &queued
+		}
 		return nil
 	})
 	if err != nil {

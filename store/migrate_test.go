@@ -28,6 +28,7 @@ var allMigrations = []appliedMigration{
 	{Version: 5, Name: "message_status"},
 	{Version: 6, Name: "sweep"},
 	{Version: 7, Name: "receipt_owner"},
+	{Version: 8, Name: "trust_boundaries"},
 }
 
 func TestMigrate(t *testing.T) {

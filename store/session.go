@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/maestro-run/maestro/maestrotype"
 )
 
 // SessionUpsert inserts with ON CONFLICT DO NOTHING, so of any number of
@@ -26,8 +28,22 @@ func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) 
 	if err != nil {
 		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
 	}
+	prov := map[string]maestrotype.Provenance{}
+	for name, p := range s.Provenance {
+		if _, ok := facts[name]; !ok {
+			return Session{}, fmt.Errorf("error upserting session %q: provenance for %q, which is not a fact", s.ID, name)
+		}
+		if _, err := maestrotype.ParseProvenance(string(p)); err != nil {
+			return Session{}, fmt.Errorf("error upserting session %q: fact %q: %w", s.ID, name, err)
+		}
+		prov[name] = p
+	}
+	provArg, err := jsonArg(&prov)
+	if err != nil {
+		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
+	}
 
-	got, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg))
+	got, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
 	switch {
 	case err == nil:
 		return got, nil
@@ -87,6 +103,7 @@ func scanSession(row rowScanner) (Session, error) {
 		&s.AgentID,
 		&s.State,
 		jsonCol[map[string]string]{&s.Facts},
+		jsonCol[map[string]maestrotype.Provenance]{&s.Provenance},
 		textCol{&s.HaltStep},
 		textCol{&s.HaltReason},
 		textCol{&s.ResolvedBy},
@@ -97,4 +114,30 @@ func scanSession(row rowScanner) (Session, error) {
 		nullTimeCol{&s.EndedAt},
 	)
 	return s, err
+}
+
+// Fact is the session's fact name with who vouches for it; ok is false
+// when the session has no such fact.
+func (s Session) Fact(name string) (maestrotype.Fact, bool) {
+	v, ok := s.Facts[name]
+	if !ok {
+		return maestrotype.Fact{}, false
+	}
+	p := s.Provenance[name]
+	if p == "" {
+		p = maestrotype.ProvenanceAgentDeclared
+	}
+	return maestrotype.Fact{Value: v, Provenance: p}, true
+}
+
+// FactsTrusted is the session's facts whose provenance trusted accepts:
+// what an auto-approval rule may rest on.
+func (s Session) FactsTrusted(trusted func(maestrotype.Provenance) bool) map[string]string {
+	out := map[string]string{}
+	for name := range s.Facts {
+		if f, _ := s.Fact(name); trusted(f.Provenance) {
+			out[name] = f.Value
+		}
+	}
+	return out
 }

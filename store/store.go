@@ -108,6 +108,24 @@ type Store interface {
 	// repeat returns the stored session, transcript and all, with
 	// ended=false. A halted session ends too, keeping its unresolved halt.
 	SessionEnd(ctx context.Context, id string, transcript json.RawMessage) (s Session, ended bool, err error)
+	// SessionEndSignalled is SessionEnd that also queues signal in the
+	// outbox, in the same transaction, when (and only when) this call ended
+	// the session: the call-ended signal is then owed until delivered.
+	SessionEndSignalled(ctx context.Context, id string, transcript []byte, signal OutboxSignal) (s Session, ended bool, queued OutboxSignal, err error)
+
+	// OutboxInsert queues a signal for delivery.
+	OutboxInsert(ctx context.Context, s OutboxSignal) (OutboxSignal, error)
+	// OutboxListDue lists undelivered signals whose next attempt is due,
+	// oldest first, up to limit (0 for the default).
+	OutboxListDue(ctx context.Context, limit int) ([]OutboxSignal, error)
+	OutboxGet(ctx context.Context, id int64) (OutboxSignal, error)
+	// OutboxMarkDelivered records that Temporal accepted the signal.
+	OutboxMarkDelivered(ctx context.Context, id int64) error
+	// OutboxMarkFailed counts a failed attempt and makes the next due after
+	// retryIn, on the database's clock.
+	OutboxMarkFailed(ctx context.Context, id int64, reason string, retryIn time.Duration) error
+	// OutboxMarkAbandoned stops delivery of a signal whose workflow is gone.
+	OutboxMarkAbandoned(ctx context.Context, id int64, reason string) error
 
 	// InvocationInsert records an admitted invocation. If a row with the same
 	// operation key exists it is returned unchanged with created=false; the
@@ -354,6 +372,9 @@ type Session struct {
 	// (caller_number, tenant_id…), frozen from then on: approval conditions
 	// read them, so a later call must not be able to change them.
 	Facts map[string]string
+	// Provenance says who vouches for each fact, by name. A fact with no
+	// entry is agent-declared.
+	Provenance map[string]maestrotype.Provenance
 	// HaltStep names the compensation whose failure halted the session
 	// ("undo_…: cancel_work_order"), HaltReason why it failed. Both are set
 	// while the session is halted, cleared when a human resolves the halt,
@@ -649,6 +670,9 @@ type ApprovalDecideParams struct {
 	// TokenTTL is the lifetime of the token an approval or modification
 	// mints, measured on the database's clock at millisecond precision.
 	TokenTTL time.Duration
+	// Signal is queued in the outbox with the decision, in the same
+	// transaction, to wake the waiting workflow. Optional: none when nil.
+	Signal *OutboxSignal
 }
 
 // ApprovalDecideResult is the decided request and, for approve and modify,
@@ -656,6 +680,28 @@ type ApprovalDecideParams struct {
 type ApprovalDecideResult struct {
 	Request ApprovalRequest
 	Token   *ApprovalToken
+	// Signal is the queued wake-up, when the params carried one.
+	Signal *OutboxSignal
+}
+
+// OutboxSignal is a signal a committed decision owes a workflow. It is
+// delivered until Temporal accepts it, or abandoned when the workflow is
+// gone.
+type OutboxSignal struct {
+	ID         int64
+	WorkflowID string
+	SignalName string
+	Payload    json.RawMessage // the signal's argument, JSON
+	// ApprovalID is set for an approval's wake-up: a late delivery renews
+	// the approval's unspent token, so a delay on maestro's side does not
+	// let it expire unused.
+	ApprovalID    string
+	Attempts      int
+	LastError     string
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+	DeliveredAt   *time.Time
+	AbandonedAt   *time.Time
 }
 
 // Kinds of AuditFinding.

@@ -71,6 +71,9 @@ type (
 		Timeout         string `yaml:"timeout"`
 		OnTimeout       string `yaml:"on_timeout"`
 		AutoApproveWhen string `yaml:"auto_approve_when"`
+		// AutoApproveProvenance lists the fact provenances the rule may
+		// rest on.
+		AutoApproveProvenance []string `yaml:"auto_approve_provenance"`
 	}
 	compensationFile struct {
 		Tool    string            `yaml:"tool"`
@@ -368,6 +371,23 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 			p.add(row, "approval.auto_approve_when", "%v", err)
 		}
 		a.Condition = c
+	}
+	if af.AutoApproveProvenance != nil {
+		if a.AutoApproveWhen == "" {
+			p.add(row, "approval.auto_approve_provenance", "names the facts a rule may rest on, and there is no auto_approve_when rule")
+		}
+		if len(af.AutoApproveProvenance) == 0 {
+			p.add(row, "approval.auto_approve_provenance", "is empty: leave it out to accept operator and platform-signed facts")
+		}
+		a.Provenance = []maestrotype.Provenance{}
+		for i, s := range af.AutoApproveProvenance {
+			pv, err := maestrotype.ParseProvenance(s)
+			if err != nil {
+				p.add(row, fmt.Sprintf("approval.auto_approve_provenance[%d]", i), "%v", err)
+				continue
+			}
+			a.Provenance = append(a.Provenance, pv)
+		}
 	}
 	return a
 }

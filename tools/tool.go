@@ -5,6 +5,7 @@ import (
 
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
@@ -69,6 +70,21 @@ type Approval struct {
 	AutoApproveWhen string
 	// Condition is AutoApproveWhen compiled at load; nil when unset.
 	Condition *approval.Condition
+	// Provenance lists the fact provenances the rule may rest on: facts
+	// from any other source are hidden from it. Optional: default operator
+	// and every platform-signed source, never agent-declared.
+	Provenance []maestrotype.Provenance
+}
+
+// TrustsFact reports whether the rule may rest on a fact of provenance p.
+func (a *Approval) TrustsFact(p maestrotype.Provenance) bool {
+	if a == nil {
+		return false
+	}
+	if a.Provenance == nil {
+		return maestrotype.DefaultTrustedProvenances(p)
+	}
+	return slices.Contains(a.Provenance, p)
 }
 
 // AutoApproveOnTimeout reports whether a request nobody decided in time is

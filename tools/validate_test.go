@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -207,6 +208,18 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 		{"money with auto-approve condition", func(d catalogDoc) {
 			d.sub("refund", "approval")["auto_approve_when"] = "args.cents < 100"
 		}, `tools[4] "refund"`, "approval.auto_approve_when"},
+		{"unknown fact provenance", func(d catalogDoc) {
+			d.sub("notify", "approval")["auto_approve_provenance"] = []any{"operator", "caller-said-so"}
+		}, `tools[1] "notify"`, "approval.auto_approve_provenance[1]"},
+		{"platform without a name", func(d catalogDoc) {
+			d.sub("notify", "approval")["auto_approve_provenance"] = []any{"platform-signed:"}
+		}, `tools[1] "notify"`, "approval.auto_approve_provenance[0]"},
+		{"empty fact provenance list", func(d catalogDoc) {
+			d.sub("notify", "approval")["auto_approve_provenance"] = []any{}
+		}, `tools[1] "notify"`, "approval.auto_approve_provenance"},
+		{"fact provenance without a rule", func(d catalogDoc) {
+			d.sub("refund", "approval")["auto_approve_provenance"] = []any{"operator"}
+		}, `tools[4] "refund"`, "approval.auto_approve_provenance"},
 		{"gated write without approver or condition", func(d catalogDoc) { delete(d.tool("notify"), "approval") }, `tools[1] "notify"`, "approval"},
 		{"gated write with empty approval", func(d catalogDoc) {
 			d.tool("notify")["approval"] = map[string]any{"timeout": "10m"}
@@ -494,4 +507,51 @@ func fieldErrors(err error) []*tools.FieldError {
 		return fieldErrors(e.Unwrap())
 	}
 	return nil
+}
+
+func TestAutoApprovalRestsOnTrustedFactsOnly(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load([]byte(minimalCatalog))
+	require.NoError(t, err)
+	notify, _ := c.Tool("notify")
+	require.Nil(t, notify.Approval.Provenance, "no list: the default")
+	signed, err := maestrotype.PlatformSigned("twilio")
+	require.NoError(t, err)
+	require.False(t, notify.Approval.TrustsFact(maestrotype.ProvenanceAgentDeclared), "the agent's word never approves by default")
+	require.True(t, notify.Approval.TrustsFact(maestrotype.ProvenanceOperator))
+	require.True(t, notify.Approval.TrustsFact(signed))
+
+	d := minimalDoc(t)
+	d.sub("notify", "approval")["auto_approve_provenance"] = []any{"platform-signed:twilio"}
+	raw, err := yaml.Marshal(d)
+	require.NoError(t, err)
+	c, err = tools.Load(raw)
+	require.NoError(t, err)
+	notify, _ = c.Tool("notify")
+	require.Equal(t, []maestrotype.Provenance{signed}, notify.Approval.Provenance)
+	require.True(t, notify.Approval.TrustsFact(signed))
+	require.False(t, notify.Approval.TrustsFact(maestrotype.ProvenanceOperator), "a list names every source it accepts")
+	other, _ := maestrotype.PlatformSigned("vonage")
+	require.False(t, notify.Approval.TrustsFact(other))
+}
+
+func TestTrustingDeclaredFactsOpensEveryRuleToTheAgentsWord(t *testing.T) {
+	t.Parallel()
+	raw, err := tools.TrustingDeclaredFacts(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	c, err := tools.Load(raw)
+	require.NoError(t, err)
+	for _, name := range []string{"send_sms", "email_property_manager"} {
+		tool, _ := c.Tool(name)
+		require.True(t, tool.Approval.TrustsFact(maestrotype.ProvenanceAgentDeclared), name)
+	}
+	sms, _ := c.Tool("send_sms")
+	signed, _ := maestrotype.PlatformSigned("twilio")
+	require.True(t, sms.Approval.TrustsFact(signed), "the catalog's own list is kept")
+
+	demo, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	for _, tool := range demo.Tools() {
+		require.False(t, tool.Approval.TrustsFact(maestrotype.ProvenanceAgentDeclared), "the demo catalog trusts no agent's word: %s", tool.Name)
+	}
 }

@@ -20,6 +20,10 @@ type session struct {
 	busy     bool // a rollback or resolve is running
 	ended    *CallEnded
 	autoRoll bool // the agent's policy asked for a rollback
+	awaiting bool // a compensation waits for a human approval
+	// root is the workflow's context with activity options; a rollback
+	// that waits for an approval goes on in a coroutine under it.
+	root workflow.Context
 }
 
 // SessionWorkflow is one call or agent run: its calls with outcomes, its
@@ -33,6 +37,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) (SessionView, error)
 		return SessionView{}, err
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
+	s.root = actx
 
 	expired := false
 	workflow.Go(ctx, func(ctx workflow.Context) {
@@ -152,29 +157,104 @@ func (s *session) maybeAutoRollback(rec CallRecord) {
 	}
 }
 
+// compensationApprovalVersion marks sessions whose money-class
+// compensations wait for a human; histories recorded before it never
+// listed a step that needs approval.
+const compensationApprovalVersion = "compensation-approval"
+
 // rollback runs the undo stack in LIFO order, one compensation activity per
 // entry. The first compensation that fails after its retries halts the
 // session; nothing after it runs.
 func (s *session) rollback(ctx workflow.Context, req RollbackRequest) RollbackResult {
 	s.busy = true
-	defer func() { s.busy = false }()
 	res := RollbackResult{Actor: req.Actor, Reason: req.Reason, Steps: []UndoOutcome{}}
 	var steps []UndoStep
 	if err := workflow.ExecuteActivity(ctx, ActivityUndoList, s.in.SessionID).Get(ctx, &steps); err != nil {
-		return s.halt(ctx, res, "listing the undo stack", err.Error())
+		return s.finishRollback(s.halt(ctx, res, "listing the undo stack", err.Error()))
 	}
-	for _, step := range steps {
+	return s.compensate(ctx, req, res, steps)
+}
+
+// compensate runs steps in order. A money-class step first opens an
+// approval request; the rest of the rollback then waits for the decision in
+// a coroutine, and the caller is answered at once with that step awaiting
+// approval rather than held for as long as a human takes.
+func (s *session) compensate(ctx workflow.Context, req RollbackRequest, res RollbackResult, steps []UndoStep) RollbackResult {
+	for i, step := range steps {
+		if step.NeedsApproval && workflow.GetVersion(ctx, compensationApprovalVersion, workflow.DefaultVersion, 1) == 1 {
+			var gate CompensationApproval
+			err := workflow.ExecuteActivity(ctx, ActivityCompensationApproval,
+				CompensationApprovalInput{Step: step, AgentID: s.in.AgentID, Actor: req.Actor, Reason: req.Reason}).Get(ctx, &gate)
+			if err != nil {
+				res.Steps = append(res.Steps, UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()})
+				return s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, err.Error()))
+			}
+			if gate.ApprovalID != "" {
+				step.ApprovalID = gate.ApprovalID
+				pending := res
+				pending.Steps = append(append([]UndoOutcome(nil), res.Steps...), UndoOutcome{UndoStep: step, Status: UndoAwaitingApproval,
+					Summary: step.Tool + " moves money: it waits for a human approval (request " + gate.ApprovalID + ") before it runs"})
+				pending.Pending = true
+				rest := steps[i+1:]
+				workflow.Go(s.root, func(ctx workflow.Context) {
+					out := s.awaitCompensation(ctx, step, gate)
+					res.Steps = append(res.Steps, out)
+					if out.Status == UndoFailed {
+						s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
+						return
+					}
+					s.compensate(ctx, req, res, rest)
+				})
+				return pending
+			}
+		}
 		var out UndoOutcome
 		if err := workflow.ExecuteActivity(ctx, ActivityCompensate, step).Get(ctx, &out); err != nil {
 			out = UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()}
 		}
 		res.Steps = append(res.Steps, out)
 		if out.Status == UndoFailed {
-			return s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary)
+			return s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
 		}
 	}
 	s.view.Rollbacks = append(s.view.Rollbacks, res)
+	return s.finishRollback(res)
+}
+
+func (s *session) finishRollback(res RollbackResult) RollbackResult {
+	s.busy = false
 	return res
+}
+
+// awaitCompensation waits for the decision on a compensation's approval
+// request, then lets the compensation activity read it from the ledger and
+// act on it; a signal only wakes it. The timeout closes a request nobody
+// decided, which halts the session at this step.
+func (s *session) awaitCompensation(ctx workflow.Context, step UndoStep, gate CompensationApproval) UndoOutcome {
+	s.awaiting = true
+	defer func() { s.awaiting = false }()
+	signals := workflow.GetSignalChannel(ctx, SignalApprovalDecided)
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(timerCtx, gate.Timeout)
+	for {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+			var d ApprovalDecision
+			c.Receive(ctx, &d)
+		})
+		if !step.ApprovalExpired {
+			sel.AddFuture(timer, func(workflow.Future) { step.ApprovalExpired = true })
+		}
+		sel.Select(ctx)
+		var out UndoOutcome
+		if err := workflow.ExecuteActivity(ctx, ActivityCompensate, step).Get(ctx, &out); err != nil {
+			return UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()}
+		}
+		if out.Status != UndoAwaitingApproval {
+			return out
+		}
+	}
 }
 
 func (s *session) halt(ctx workflow.Context, res RollbackResult, step, reason string) RollbackResult {
@@ -215,6 +295,9 @@ func (s *session) startPostCall(ctx workflow.Context) error {
 func (s *session) snapshot() SessionView {
 	v := s.view
 	v.Calls = append([]CallRecord(nil), s.view.Calls...)
+	if v.State == mt.SessionActive && s.awaiting {
+		v.State = mt.SessionAwaitingApproval
+	}
 	if v.State == mt.SessionActive {
 		for _, c := range v.Calls {
 			if c.State == mt.InvocationAwaitingApproval {

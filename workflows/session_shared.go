@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"strings"
 	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
@@ -27,7 +28,24 @@ const (
 	ActivitySessionHalt    = "SessionHalt"
 	ActivitySessionResolve = "SessionResolve"
 	ActivitySessionEnd     = "SessionEnd"
+	// ActivityCompensationApproval opens the approval request a
+	// money-class compensation waits on.
+	ActivityCompensationApproval = "CompensationApproval"
 )
+
+// CompensationOperationKey is the key a compensation runs under: the undo
+// entry's ID, in a key space admission reserves for rollback.
+func CompensationOperationKey(undoID string) string { return "undo-" + undoID }
+
+// ApprovalWorkflowID names the workflow that waits on an approval request:
+// a compensation's request wakes its session, any other request its
+// invocation.
+func ApprovalWorkflowID(operationKey, sessionID string) string {
+	if strings.HasPrefix(operationKey, "undo-") {
+		return SessionWorkflowID(sessionID)
+	}
+	return InvocationWorkflowID(operationKey)
+}
 
 // SessionWorkflowID derives a session workflow's ID from the session ID.
 func SessionWorkflowID(sessionID string) string { return "session/" + sessionID }
@@ -80,6 +98,14 @@ type UndoStep struct {
 	Tool         string `json:"tool"`
 	OperationKey string `json:"operation_key"`
 	Seq          int64  `json:"seq"`
+	// NeedsApproval is set for a money-class compensation: it runs only
+	// once a human with its tool's approver role approved it.
+	NeedsApproval bool `json:"needs_approval,omitempty"`
+	// ApprovalID is the request the compensation waits on, once opened.
+	ApprovalID string `json:"approval_id,omitempty"`
+	// ApprovalExpired is set once the request's timeout passed, so a
+	// request still pending is closed as timed out.
+	ApprovalExpired bool `json:"approval_expired,omitempty"`
 }
 
 // UndoStatus values of an UndoOutcome.
@@ -87,7 +113,29 @@ const (
 	UndoCompensated = "compensated"
 	UndoSkipped     = "skipped"
 	UndoFailed      = "failed"
+	// UndoAwaitingApproval is a money-class compensation waiting for a
+	// human; the rollback goes on in the session once they decide.
+	UndoAwaitingApproval = "awaiting_approval"
 )
+
+// CompensationApprovalInput opens the approval request of one gated
+// compensation.
+type CompensationApprovalInput struct {
+	Step    UndoStep
+	AgentID string
+	// Actor and Reason are the rollback's, shown to the approver.
+	Actor  string
+	Reason string
+}
+
+// CompensationApproval is the request a gated compensation waits on. An
+// empty ApprovalID means there is nothing to approve (the effect never
+// happened, or the entry is already settled): the compensation activity
+// settles the step without a human.
+type CompensationApproval struct {
+	ApprovalID string
+	Timeout    time.Duration
+}
 
 // UndoOutcome is what one compensation did.
 type UndoOutcome struct {
@@ -104,6 +152,9 @@ type RollbackResult struct {
 	Steps      []UndoOutcome `json:"steps"`
 	Halted     bool          `json:"halted"`
 	FailedStep string        `json:"failed_step,omitempty"`
+	// Pending is set when the rollback stopped at a compensation awaiting
+	// approval; it goes on, and its final result joins the session view.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // ResolveRequest clears a halt.

@@ -109,6 +109,13 @@ func printApproval(cmd *cobra.Command, g *globals, a apitype.Approval, err error
 	if len(a.Context) > 0 {
 		fmt.Fprintf(w, "context     %s\n", a.Context)
 	}
+	for i, f := range a.Facts {
+		label := ""
+		if i == 0 {
+			label = "facts"
+		}
+		fmt.Fprintf(w, "%-11s %s = %s  (%s)\n", label, f.Name, f.Value, f.Provenance)
+	}
 	printEvents(w, a.Events)
 	return nil
 }

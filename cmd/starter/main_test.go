@@ -116,6 +116,25 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.Contains(t, waited, inv.InvocationID)
 	})
 
+	t.Run("ApprovalShowsFactsWithProvenance", func(t *testing.T) {
+		// The agent runtime stated the caller's number at the session's
+		// first call; the demo catalog does not let the SMS rule rest on it.
+		_, err := d.Store().SessionUpsert(t.Context(), store.Session{ID: "cli-4", AgentID: "voice-agent",
+			Facts: map[string]string{"caller_number": "+14155550100"}, Provenance: map[string]mt.Provenance{"caller_number": mt.ProvenanceAgentDeclared}})
+		require.NoError(t, err)
+		out, _, code := run(t, append(global, "invocations", "invoke", "send_sms", "--session", "cli-4", "--operation-key", "cli-4:sms",
+			"--args", `{"to":"+14155550100","body":"Booked."}`, "--json")...)
+		require.Equal(t, 0, code, out)
+		var inv apitype.Invocation
+		require.NoError(t, json.Unmarshal([]byte(out), &inv))
+		require.Equal(t, mt.InvocationAwaitingApproval, inv.State)
+
+		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+		shown, _, code := run(t, append(ops, "approvals", "show", inv.ApprovalID)...)
+		require.Equal(t, 0, code, shown)
+		require.Contains(t, shown, "caller_number = +14155550100  (agent-declared)")
+	})
+
 	t.Run("SessionsShowRollbackEnd", func(t *testing.T) {
 		_, _, code := run(t, append(global, "invocations", "invoke", "create_work_order", "--session", "cli-2", "--operation-key", "cli-2:wo",
 			"--args", `{"tenant_id":"t_100","category":"hvac","description":"No heat","priority":"urgent"}`)...)

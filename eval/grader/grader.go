@@ -53,7 +53,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("grader: a store is required")
 	}
-	cat, err := tools.Load(tools.DemoCatalogYAML)
+	// The grader's error paths run behind the gate's rules, on session
+	// facts nobody signs: its catalog lets them rest on the agent's word.
+	doc, err := tools.TrustingDeclaredFacts(tools.DemoCatalogYAML)
+	if err != nil {
+		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
+	}
+	cat, err := tools.Load(doc)
 	if err != nil {
 		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
 	}

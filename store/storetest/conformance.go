@@ -108,6 +108,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testRefusal(t, setup)
 	})
+	t.Run("Outbox", func(t *testing.T) {
+		t.Parallel()
+		testOutbox(t, setup)
+	})
 }
 
 type setupFunc func(t *testing.T) (store.Store, context.Context)

@@ -53,6 +53,50 @@ func testSession(t *testing.T, setup setupFunc) {
 		require.Equal(t, got, byID)
 	})
 
+	t.Run("FactsKeepTheirProvenance", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		signed, err := maestrotype.PlatformSigned("twilio")
+		require.NoError(t, err)
+		got, err := s.SessionUpsert(ctx, store.Session{
+			ID: "ses_a", AgentID: "agent_1",
+			Facts:      map[string]string{"caller_number": "+15551234567", "tenant_id": "acme", "site": "north"},
+			Provenance: map[string]maestrotype.Provenance{"caller_number": signed, "tenant_id": maestrotype.ProvenanceOperator},
+		})
+		require.NoError(t, err)
+		byID, err := s.SessionGet(ctx, "ses_a")
+		require.NoError(t, err)
+		require.Equal(t, got, byID)
+
+		f, ok := byID.Fact("caller_number")
+		require.True(t, ok)
+		require.Equal(t, maestrotype.Fact{Value: "+15551234567", Provenance: "platform-signed:twilio"}, f)
+		f, _ = byID.Fact("site")
+		require.Equal(t, maestrotype.ProvenanceAgentDeclared, f.Provenance, "a fact with no provenance is the agent's word")
+		require.Equal(t, map[string]string{"caller_number": "+15551234567", "tenant_id": "acme"},
+			byID.FactsTrusted(maestrotype.DefaultTrustedProvenances), "by default only trusted sources count")
+
+		// A session from before provenance was recorded holds only what
+		// its agent stated.
+		old := newSession(t, s, "ses_b")
+		require.Empty(t, old.FactsTrusted(maestrotype.DefaultTrustedProvenances))
+	})
+
+	t.Run("UpsertRefusesBadProvenance", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		_, err := s.SessionUpsert(ctx, store.Session{ID: "ses_a", AgentID: "agent_1", Facts: sessionFacts(),
+			Provenance: map[string]maestrotype.Provenance{"caller_number": "trust-me"}})
+		require.ErrorContains(t, err, "unknown provenance")
+		_, err = s.SessionUpsert(ctx, store.Session{ID: "ses_a", AgentID: "agent_1", Facts: sessionFacts(),
+			Provenance: map[string]maestrotype.Provenance{"unit": maestrotype.ProvenanceOperator}})
+		require.ErrorContains(t, err, "not a fact")
+		_, err = s.SessionGet(ctx, "ses_a")
+		require.ErrorIs(t, err, store.ErrNotFound, "nothing was recorded")
+	})
+
 	t.Run("UpsertWithoutFacts", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

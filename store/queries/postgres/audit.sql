@@ -6,12 +6,9 @@
 -- (NULL columns when there is none) and, from the append-only log, how many
 -- tokens were spent on it and how many of those for another payload.
 --
--- A compensation a rollback ran is left out: it was authorised by the
--- rollback, not by an approval, and the saga records it on its undo entry.
--- The saga runs it under the key 'undo-' || the entry's ID, with the
--- entry's compensation tool; a key merely shaped like that, or one that
--- runs another tool, is still audited. The key is split rather than built
--- so the lookup uses the entry's primary key.
+-- A compensation a rollback ran is audited like any other money effect:
+-- its approval request is opened under the compensation's own key
+-- ('undo-' || the entry's ID), so one run without a human shows here.
 SELECT e.operation_key, e.tool, e.payload_hash, e.status,
        r.id, r.status, r.args_hash,
        (SELECT count(*) FROM approval_events v
@@ -23,10 +20,6 @@ FROM effects e
 JOIN tool_registry t ON t.name = e.tool
 LEFT JOIN approval_requests r ON r.operation_key = e.operation_key
 WHERE t.effect = 'money' AND e.status IN ('succeeded', 'in_progress', 'needs_reconciliation')
-  AND NOT EXISTS (SELECT 1 FROM undo_entries u
-                  WHERE substr(e.operation_key, 1, 5) = 'undo-'
-                    AND u.id = substr(e.operation_key, 6)
-                    AND u.compensation_tool = e.tool)
 ORDER BY e.operation_key;
 
 -- name: AuditMoneyApprovalWithoutEffectList

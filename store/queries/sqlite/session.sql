@@ -3,14 +3,14 @@
 -- explained by the state the UPDATE saw.
 
 -- name: SessionInsert
-INSERT INTO sessions (id, agent_id, state, facts)
-VALUES ($1, $2, 'active', $3)
+INSERT INTO sessions (id, agent_id, state, facts, fact_provenance)
+VALUES ($1, $2, 'active', $3, $4)
 ON CONFLICT (id) DO NOTHING
-RETURNING id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
           created_at, updated_at, ended_at;
 
 -- name: SessionGet
-SELECT id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
        created_at, updated_at, ended_at
 FROM sessions
 WHERE id = $1;
@@ -18,7 +18,7 @@ WHERE id = $1;
 -- name: SessionGetForUpdate
 -- No FOR UPDATE in SQLite, and none needed: the transaction began
 -- IMMEDIATE and holds the database's write lock until it ends.
-SELECT id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
        created_at, updated_at, ended_at
 FROM sessions
 WHERE id = $1;
@@ -30,7 +30,7 @@ UPDATE sessions
 SET state = 'halted', halt_step = $2, halt_reason = $3,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = $1 AND state = 'active'
-RETURNING id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
           created_at, updated_at, ended_at;
 
 -- name: SessionResolve
@@ -38,7 +38,7 @@ UPDATE sessions
 SET state = 'active', halt_step = NULL, halt_reason = NULL, resolved_by = $2, resolve_reason = $3,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = $1 AND state = 'halted'
-RETURNING id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
           created_at, updated_at, ended_at;
 
 -- name: SessionEnd
@@ -48,5 +48,5 @@ UPDATE sessions
 SET state = 'ended', transcript = $2, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = $1 AND state <> 'ended'
-RETURNING id, agent_id, state, facts, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
           created_at, updated_at, ended_at;
