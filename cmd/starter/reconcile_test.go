@@ -76,11 +76,18 @@ func TestCLIListsUndeliveredTexts(t *testing.T) {
 	d.Standins().Twilio.Undeliverable(to)
 
 	agent := apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{})
-	sent, err := agent.Invoke(t.Context(), apitype.InvokeRequest{
+	// The caller's number is only the agent's word, so a manager approves.
+	held, err := agent.Invoke(t.Context(), apitype.InvokeRequest{
 		SessionID: "cli-4", Tool: "send_sms", OperationKey: "cli-4:sms",
 		Args:           json.RawMessage(`{"to":"` + to + `","body":"on our way"}`),
 		SessionContext: map[string]string{"caller_number": to},
 	})
+	require.NoError(t, err)
+	require.True(t, held.Pending, held.Observation.Summary)
+	manager := apiclient.New(d.URL(), tools.DemoOpsKey, apiclient.Options{})
+	_, err = manager.Approve(t.Context(), held.ApprovalID, "caller confirmed the number")
+	require.NoError(t, err)
+	sent, err := agent.Wait(t.Context(), held.InvocationID)
 	require.NoError(t, err)
 	require.Equal(t, mt.InvocationSucceeded, sent.State, sent.Observation.Summary)
 
