@@ -115,6 +115,16 @@ func (s *Server) sessionView(ctx context.Context, sess store.Session) (apitype.S
 	for _, u := range undo {
 		v.UndoStack = append(v.UndoStack, apitype.UndoEntry{UndoID: u.ID, Seq: u.Seq, OperationKey: u.OperationKey,
 			Tool: u.CompensationTool, Version: u.CompensationVersion, Snapshot: u.ArgsSnapshot, Status: string(u.Status), Detail: u.Detail})
+		if v.State == mt.SessionActive && u.Status == store.UndoPending {
+			// A money compensation waits for a manager like any money call.
+			waiting, err := s.compensationAwaitsApproval(ctx, u.ID)
+			if err != nil {
+				return v, err
+			}
+			if waiting {
+				v.State = mt.SessionAwaitingApproval
+			}
+		}
 	}
 	deferred, err := s.cfg.Store.DeferredListBySession(ctx, sess.ID)
 	if err != nil {
@@ -296,4 +306,17 @@ func transcriptRefused(err error) *admission.Refusal {
 		StopCondition: "Do not retry with the same transcript_ref.",
 		Payload:       map[string]string{"rule": string(rule)},
 	}, &mt.Source{System: "maestro"})}
+}
+
+// compensationAwaitsApproval reports whether the undo entry's compensation
+// has an approval request still waiting for a human.
+func (s *Server) compensationAwaitsApproval(ctx context.Context, undoID string) (bool, error) {
+	req, err := s.cfg.Store.ApprovalRequestGetByKey(ctx, workflows.CompensationOperationKey(undoID))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("error reading the approval of compensation %s: %w", undoID, err)
+	}
+	return req.Status == store.ApprovalPending, nil
 }

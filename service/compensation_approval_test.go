@@ -67,6 +67,9 @@ func TestAgentRollbackOfARefundWaitsForAManager(t *testing.T) {
 	require.Equal(t, "manager", apr.ApproverRole, "routed to the compensation tool's approver role")
 	require.Equal(t, workflows.CompensationOperationKey(step.UndoID), apr.OperationKey)
 	require.Contains(t, step.Summary, apr.ID)
+	sess, err := e.agent.Session(e.ctx, e.session)
+	require.NoError(t, err)
+	require.Equal(t, mt.SessionAwaitingApproval, sess.State, "the session waits for the manager")
 	_, err = e.agent.Rollback(e.ctx, e.session, "again")
 	requireRefusal(t, err, http.StatusConflict, mt.CodeInvalidRequest)
 
@@ -84,6 +87,9 @@ func TestAgentRollbackOfARefundWaitsForAManager(t *testing.T) {
 	rep, err := e.ops.Audit(e.ctx)
 	require.NoError(t, err)
 	require.True(t, rep.Clean, "the compensation spent its approval: %+v", rep.Findings)
+	sess, err = e.agent.Session(e.ctx, e.session)
+	require.NoError(t, err)
+	require.Equal(t, mt.SessionActive, sess.State, "nothing waits any more")
 }
 
 func TestRejectedRefundCompensationHaltsTheSessionNamingTheStep(t *testing.T) {
