@@ -33,35 +33,41 @@ type Daemon struct {
 }
 
 // Start brings up every part and returns once the API listens. On error,
-// whatever was started is stopped again.
-func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
+// whatever was started is stopped again, and the error says what failed
+// and how to fix it.
+func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
+		return nil, &StartError{What: "checking the configuration", Err: err, Fix: "set the settings named above (see --help)"}
+	}
+	d := &Daemon{cfg: cfg}
+	if err := d.start(ctx); err != nil {
+		_ = d.Stop(context.Background())
 		return nil, err
 	}
-	d = &Daemon{cfg: cfg}
-	defer func() {
-		if err != nil {
-			d.Stop(context.Background())
-		}
-	}()
+	return d, nil
+}
+
+func (d *Daemon) start(ctx context.Context) (err error) {
+	cfg := d.cfg
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
-		return nil, err
+		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err,
+			Fix: "correct every row and field named above (docs/catalog.md describes them), then start again"}
 	}
 	if d.store, err = openStore(ctx, cfg); err != nil {
-		return nil, err
+		return &StartError{What: "opening the ledger", Err: err, Fix: storeFix(cfg)}
 	}
 	if err = d.store.Migrate(ctx); err != nil {
-		return nil, fmt.Errorf("error migrating the ledger: %w", err)
+		return &StartError{What: "migrating the ledger", Err: err, Fix: "check that the DATABASE_URL role may create tables in its schema"}
 	}
 	if err = d.dialTemporal(ctx); err != nil {
-		return nil, err
+		return &StartError{What: "connecting to Temporal", Err: err, Fix: temporalFix(cfg)}
 	}
 	// Listen before the connectors exist: in dev mode the API's own
 	// address is the callback URL Twilio is given with every message.
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+		return &StartError{What: "listening on " + cfg.HTTPAddr, Err: err, Fix: "choose a free address with --http-addr or MAESTRO_HTTP_ADDR"}
 	}
 	defer func() {
 		if err != nil {
@@ -77,7 +83,7 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 	}
 	conns, err := d.connectors()
 	if err != nil {
-		return nil, err
+		return &StartError{What: "configuring the connectors", Err: err, Fix: "set the provider settings named above"}
 	}
 	d.service, err = service.Start(ctx, service.Config{
 		Store:       d.store,
@@ -94,9 +100,9 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		TwilioAuthToken: d.twilioAuthToken(),
 	})
 	if err != nil {
-		return nil, err
+		return &StartError{What: "starting the worker and the API", Err: err, Fix: "see the cause above"}
 	}
-	return d, nil
+	return nil
 }
 
 // Run starts maestro, prints how to reach it, and serves until ctx ends.
@@ -134,6 +140,9 @@ func (d *Daemon) Namespace() string { return d.cfg.Namespace }
 
 // Stop stops every part that was started, in reverse order.
 func (d *Daemon) Stop(ctx context.Context) error {
+	if d == nil {
+		return nil
+	}
 	var errs []error
 	if d.service != nil {
 		errs = append(errs, d.service.Stop(ctx))
