@@ -22,6 +22,7 @@ func main() {
 	flag.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "dev mode's data directory (env MAESTRO_DATA_DIR; default .data)")
 	flag.StringVar(&cfg.CatalogPath, "catalog", cfg.CatalogPath, "catalog file (env MAESTRO_CATALOG; dev default: the demo catalog)")
 	flag.StringVar(&cfg.TemporalAddress, "temporal", cfg.TemporalAddress, "Temporal frontend host:port (env TEMPORAL_ADDRESS; dev default: embedded)")
+	flag.DurationVar(&cfg.DependencyTimeout, "dependency-timeout", cfg.DependencyTimeout, "how long start-up waits, in all, for PostgreSQL and Temporal to answer (env MAESTRO_DEPENDENCY_TIMEOUT; default 2m)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
