@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/maestro-run/maestro/eval"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -64,7 +65,38 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		},
 	}
 	initCmd.Flags().BoolVar(&force, "force", false, "overwrite path if it exists")
-	cmd.AddCommand(initCmd)
+	check := &cobra.Command{
+		Use:   "check PATH",
+		Short: "Load a catalog and run the structural fence over it, without starting maestro",
+		Long: "check loads a catalog as maestro would, listing every problem by row and field\n" +
+			"(exit 1), then runs the structural fence (exit 3 on a violation).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tools.LoadFile(args[0])
+			if err != nil {
+				return err
+			}
+			violations := eval.FenceCatalog(c)
+			if g.json {
+				if violations == nil {
+					violations = []eval.Violation{}
+				}
+				if err := printJSON(cmd.OutOrStdout(), map[string]any{"tools": len(c.Tools()), "violations": violations}); err != nil {
+					return err
+				}
+			} else {
+				for _, v := range violations {
+					fmt.Fprintln(cmd.OutOrStdout(), v)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%d tools, %d fence violation(s)\n", len(c.Tools()), len(violations))
+			}
+			if len(violations) > 0 {
+				return &exitError{code: 3}
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(initCmd, check)
 	return cmd
 }
 

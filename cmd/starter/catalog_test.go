@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -143,4 +144,51 @@ func TestCatalogInitToStdoutPrintsKeysOnStderr(t *testing.T) {
 	require.NotContains(t, out, "maestro_agent_", "stdout is the catalog alone, so it can be redirected to a file")
 	_, err := tools.Load([]byte(out))
 	require.NoError(t, err)
+}
+
+func TestCatalogCheck(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := run(t, "catalog", "check", "../../tools/demo_catalog.yaml")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "0 fence violation(s)")
+
+	demo, err := os.ReadFile("../../tools/demo_catalog.yaml")
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(demo), "version: 1", "version: 2", 1)), 0o600))
+	_, errOut, code = run(t, "catalog", "check", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "catalog: version: must be 1, got 2")
+}
+
+// TestCatalogGuideExampleLoads keeps the worked example in docs/catalog.md
+// true: its rows, added to a starter catalog, load and pass the fence.
+func TestCatalogGuideExampleLoads(t *testing.T) {
+	t.Parallel()
+	guide, err := os.ReadFile("../../docs/catalog.md")
+	require.NoError(t, err)
+	_, example, ok := strings.Cut(string(guide), "## Worked example")
+	require.True(t, ok)
+	_, block, ok := strings.Cut(example, "```yaml\n")
+	require.True(t, ok)
+	block, _, ok = strings.Cut(block, "```")
+	require.True(t, ok)
+	var rows strings.Builder
+	for line := range strings.Lines(block) {
+		rows.WriteString("  " + strings.TrimPrefix(line, "   "))
+	}
+
+	_, catalog, err := newStarterCatalog()
+	require.NoError(t, err)
+	catalog = strings.Replace(catalog, "      - create_ticket\n", "      - create_ticket\n      - hold_order\n", 1)
+	catalog += "\n" + rows.String()
+	c, err := tools.Load([]byte(catalog))
+	require.NoError(t, err, catalog)
+	hold, ok := c.Tool("hold_order")
+	require.True(t, ok)
+	require.Equal(t, mt.RouteCompensable, hold.Route())
+	release, ok := c.Tool("release_order_hold")
+	require.True(t, ok)
+	require.Equal(t, mt.RouteGated, release.Route())
+	require.Empty(t, eval.FenceCatalog(c))
 }
