@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,11 +56,12 @@ func openAPIClient(t *testing.T) *http.Client {
 	t.Helper()
 	router, err := openAPIDocument()
 	require.NoError(t, err)
-	return &http.Client{Timeout: 60 * time.Second, Transport: &openAPIValidator{t: t, router: router, next: http.DefaultTransport}}
+	return &http.Client{Timeout: 60 * time.Second, Transport: &openAPIValidator{errorf: t.Errorf, router: router, next: http.DefaultTransport}}
 }
 
 type openAPIValidator struct {
-	t      *testing.T
+	// errorf reports drift; the test goes on, so one run shows it all.
+	errorf func(format string, args ...any)
 	router routers.Router
 	next   http.RoundTripper
 }
@@ -89,7 +92,7 @@ func (v *openAPIValidator) RoundTrip(req *http.Request) (*http.Response, error) 
 	check.Body = io.NopCloser(bytes.NewReader(reqBody))
 	route, params, err := v.router.FindRoute(check)
 	if err != nil {
-		v.t.Errorf("openapi: %s is not in api/openapi.yaml: %v", where, err)
+		v.errorf("openapi: %s is not in api/openapi.yaml: %v", where, err)
 		return resp, nil
 	}
 	in := &openapi3filter.RequestValidationInput{
@@ -97,7 +100,7 @@ func (v *openAPIValidator) RoundTrip(req *http.Request) (*http.Response, error) 
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
 	}
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && resp.StatusCode < 400 {
-		v.t.Errorf("openapi: the server accepted (%d) a request api/openapi.yaml forbids: %s %s\n%v", resp.StatusCode, where, reqBody, err)
+		v.errorf("openapi: the server accepted (%d) a request api/openapi.yaml forbids: %s %s\n%v", resp.StatusCode, where, reqBody, err)
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
@@ -106,8 +109,68 @@ func (v *openAPIValidator) RoundTrip(req *http.Request) (*http.Response, error) 
 		Body:                   io.NopCloser(bytes.NewReader(respBody)),
 		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
+	// A JSON body the document gives no schema for could drift unseen.
+	if documented := route.Operation.Responses.Status(resp.StatusCode); documented != nil && documented.Value != nil &&
+		strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && documented.Value.Content.Get("application/json") == nil {
+		v.errorf("openapi: %s answered %d with a JSON body api/openapi.yaml has no schema for: %s", where, resp.StatusCode, respBody)
+	}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-		v.t.Errorf("openapi: %s answered %d with a response api/openapi.yaml does not describe: %s\n%v", where, resp.StatusCode, respBody, err)
+		v.errorf("openapi: %s answered %d with a response api/openapi.yaml does not describe: %s\n%v", where, resp.StatusCode, respBody, err)
 	}
 	return resp, nil
+}
+
+// TestOpenAPIValidatorCatchesDrift shows the validating client failing on
+// each kind of drift it exists to catch.
+func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
+	t.Parallel()
+	router, err := openAPIDocument()
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status": 5}`)) // status is a string in the document
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTeapot) // not a documented status
+	})
+	mux.HandleFunc("POST /v1/invocations", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"observation":{"status":"success","summary":"ok"}}`)) // accepts anything
+	})
+	mux.HandleFunc("GET /v1/undocumented", func(w http.ResponseWriter, r *http.Request) {})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	for name, tc := range map[string]struct {
+		method, path, body, want string
+	}{
+		"response body":      {http.MethodGet, "/healthz", "", "does not describe"},
+		"response status":    {http.MethodGet, "/readyz", "", "does not describe"},
+		"request body":       {http.MethodPost, "/v1/invocations", `{"tool":"x","unknown_field":1}`, "accepted (200) a request api/openapi.yaml forbids"},
+		"undocumented route": {http.MethodGet, "/v1/undocumented", "", "is not in api/openapi.yaml"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			var mu sync.Mutex
+			client := &http.Client{Transport: &openAPIValidator{router: router, next: http.DefaultTransport, errorf: func(format string, args ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, fmt.Sprintf(format, args...))
+			}}}
+			req, err := http.NewRequestWithContext(t.Context(), tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+			require.NoError(t, err)
+			if tc.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, got)
+			require.Contains(t, strings.Join(got, "\n"), tc.want)
+		})
+	}
 }
