@@ -84,7 +84,7 @@ func (d *Daemon) start(ctx context.Context) (err error) {
 	}
 	conns, err := d.connectors()
 	if err != nil {
-		return &StartError{What: "configuring the connectors", Err: err, Fix: "set the provider settings named above"}
+		return &StartError{What: "configuring the connectors", Err: err, Fix: providersFix}
 	}
 
 	deadline := time.Now().Add(cfg.DependencyTimeout)

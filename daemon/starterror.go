@@ -22,6 +22,10 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
+const providersFix = "set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM for Twilio; SES_REGION, SES_FROM, " +
+	"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for SES; and MAESTRO_HTTP_SERVICE_<NAME>_URL (and _TOKEN) " +
+	"for each HTTP service the catalog names"
+
 func catalogName(cfg Config) string {
 	if cfg.CatalogPath == "" {
 		return "(embedded demo catalog)"

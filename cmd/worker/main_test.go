@@ -98,6 +98,16 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			"to fix: correct every row and field named above",
 		},
 	}, {
+		name:    "provider settings missing",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"TWILIO_ACCOUNT_SID="}
+		},
+		want: []string{
+			"error configuring the connectors: twilio: account SID and auth token are required",
+			"to fix: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
+		},
+	}, {
 		name:    "PostgreSQL unreachable",
 		catalog: demo,
 		want: []string{
@@ -129,6 +139,16 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 				"MAESTRO_CATALOG=" + writeCatalog(t, tc.catalog),
 				"MAESTRO_DEPENDENCY_TIMEOUT=1s",
 				"MAESTRO_HTTP_ADDR=127.0.0.1:0",
+				// Provider settings are checked before the wait for
+				// PostgreSQL and Temporal; these pass that check.
+				"TWILIO_ACCOUNT_SID=AC00000000000000000000000000000000",
+				"TWILIO_AUTH_TOKEN=test-token",
+				"TWILIO_FROM=+15550100000",
+				"SES_REGION=us-east-1",
+				"SES_FROM=maestro@example.com",
+				"AWS_ACCESS_KEY_ID=test-key",
+				"AWS_SECRET_ACCESS_KEY=test-secret",
+				"MAESTRO_HTTP_SERVICE_SANDBOX_URL=http://" + closedPort(t),
 			}
 			if tc.env != nil {
 				env = append(env, tc.env(t)...) // later entries win
