@@ -58,8 +58,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 func (d *Daemon) start(ctx context.Context) (err error) {
 	cfg := d.cfg
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
-		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err,
-			Fix: "correct every row and field named above (docs/catalog.md describes them), then start again"}
+		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err, Fix: catalogFix(err)}
 	}
 	// Listen before waiting for PostgreSQL and Temporal, so /readyz can say
 	// which one is missing, and before the connectors exist: in dev mode

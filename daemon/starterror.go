@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 )
@@ -25,6 +27,13 @@ func (e *StartError) Unwrap() error { return e.Err }
 const providersFix = "set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM for Twilio; SES_REGION, SES_FROM, " +
 	"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for SES; and MAESTRO_HTTP_SERVICE_<NAME>_URL (and _TOKEN) " +
 	"for each HTTP service the catalog names"
+
+func catalogFix(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "check the path given with --catalog (MAESTRO_CATALOG), or write a catalog with `starter catalog init`"
+	}
+	return "correct every row and field named above (docs/catalog.md describes them), then start again"
+}
 
 func catalogName(cfg Config) string {
 	if cfg.CatalogPath == "" {

@@ -98,6 +98,29 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			"to fix: correct every row and field named above",
 		},
 	}, {
+		name:    "catalog file missing",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_CATALOG=" + filepath.Join(t.TempDir(), "nope.yaml")}
+		},
+		want: []string{
+			"error loading the catalog",
+			"no such file or directory",
+			"to fix: check the path given with --catalog (MAESTRO_CATALOG), or write a catalog with `starter catalog init`",
+		},
+	}, {
+		name:    "production settings missing",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"DATABASE_URL=", "TEMPORAL_ADDRESS=", "MAESTRO_CATALOG="}
+		},
+		want: []string{
+			"error checking the configuration",
+			"DATABASE_URL is required outside dev mode (or pass --dev)",
+			"TEMPORAL_ADDRESS is required outside dev mode (or pass --dev)",
+			"MAESTRO_CATALOG is required outside dev mode (or pass --dev)",
+		},
+	}, {
 		name:    "provider settings missing",
 		catalog: demo,
 		env: func(t *testing.T) []string {
