@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -140,7 +141,9 @@ func TestStartWaitsForDependenciesThatComeUpLater(t *testing.T) {
 	require.Equal(t, http.StatusOK, health.StatusCode, "/healthz says the process is up")
 	_, err = apiclient.New(base, tools.DemoAgentKey, apiclient.Options{}).Tools(t.Context())
 	require.ErrorContains(t, err, "starting", "the API refuses calls until it is ready")
-	require.Contains(t, logs.String(), `msg="waiting for PostgreSQL at `+dsn.Host+`" attempt=1`)
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), `msg="waiting for PostgreSQL at `+dsn.Host+`" attempt=1`)
+	}, 30*time.Second, 20*time.Millisecond, "each attempt is logged")
 
 	proxyTo(t, dsn.Host, postgres)
 	require.Eventually(t, func() bool {
