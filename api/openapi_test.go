@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
@@ -26,4 +27,15 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		delete(documented, r)
 	}
 	require.Empty(t, documented, "openapi.yaml documents routes the server does not serve")
+}
+
+// TestOpenAPIDocumentIsValid loads the document with an OpenAPI validator:
+// a YAML slip (an unquoted comma in a flow mapping, say) must not turn a
+// description into a stray field.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(OpenAPI)
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(loader.Context))
 }

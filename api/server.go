@@ -136,6 +136,7 @@ func New(cfg Config) (*Server, error) {
 // OpenAPI document is checked against it.
 var Routes = []string{
 	"GET /healthz",
+	"GET /readyz",
 	"GET /openapi.yaml",
 	"GET /v1/tools",
 	"POST /v1/invocations",
@@ -159,6 +160,7 @@ var Routes = []string{
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /readyz", handleReady)
 	s.mux.HandleFunc("GET /openapi.yaml", handleOpenAPI)
 	s.mux.HandleFunc("GET /v1/tools", s.agentOnly(s.handleTools))
 	s.mux.HandleFunc("POST /v1/invocations", s.agentOnly(s.handleInvoke))

@@ -65,6 +65,23 @@ type ToolList struct {
 	Tools []Tool `json:"tools"`
 }
 
+// Readiness is the body of GET /readyz.
+type Readiness struct {
+	// Status is ReadinessReady or ReadinessStarting.
+	Status string `json:"status"`
+	// WaitingFor names the dependency start-up is waiting for, while
+	// starting: "postgresql" or "temporal".
+	WaitingFor string `json:"waiting_for,omitempty"`
+	// Detail is why the last attempt to reach it failed, if one has.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Readiness statuses.
+const (
+	ReadinessReady    = "ready"
+	ReadinessStarting = "starting"
+)
+
 // Health is the body of GET /healthz.
 type Health struct {
 	Status string `json:"status"`

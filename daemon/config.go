@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/transcriptref"
@@ -78,6 +80,10 @@ type Config struct {
 	// (MAESTRO_TRANSCRIPT_MAX_BYTES). Optional: default 1 MiB; at most
 	// transcriptref.MaxMaxBytes, below Temporal's payload limit.
 	TranscriptMaxBytes int64
+	// DependencyTimeout is how long start-up waits, in all, for PostgreSQL
+	// and Temporal to answer: in compose or Kubernetes they often come up
+	// after maestro. Optional: default 2m.
+	DependencyTimeout time.Duration
 	// Logger. Optional: default a text logger on stderr.
 	Logger *slog.Logger
 }
@@ -106,6 +112,9 @@ func (c Config) WithDefaults() Config {
 	if c.DatabaseServiceRole == "" {
 		c.DatabaseServiceRole = store.DefaultServiceRole
 	}
+	if c.DependencyTimeout == 0 {
+		c.DependencyTimeout = 2 * time.Minute
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
@@ -116,6 +125,14 @@ func (c Config) validate() error {
 	var errs []error
 	if c.TokenTTL < 0 {
 		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
+	}
+	if c.DependencyTimeout < 0 {
+		errs = append(errs, errors.New("--dependency-timeout (MAESTRO_DEPENDENCY_TIMEOUT) must be a positive duration such as 2m"))
+	}
+	if c.DatabaseURL != "" {
+		if _, err := pgx.ParseConfig(c.DatabaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("DATABASE_URL is not a PostgreSQL connection string such as postgres://user@host:5432/db: %w", err))
+		}
 	}
 	if c.PublicURL != "" {
 		if err := validPublicURL(c.PublicURL); err != nil {
@@ -165,6 +182,8 @@ func FromEnv() Config {
 		TokenTTL:            durationEnv("MAESTRO_APPROVAL_TOKEN_TTL"),
 		TranscriptHosts:     transcriptref.ParseHosts(os.Getenv("MAESTRO_TRANSCRIPT_HOSTS")),
 		TranscriptMaxBytes:  bytesEnv("MAESTRO_TRANSCRIPT_MAX_BYTES"),
+
+		DependencyTimeout: durationEnv("MAESTRO_DEPENDENCY_TIMEOUT"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
 				BaseURL:    os.Getenv("TWILIO_BASE_URL"),

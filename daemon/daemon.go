@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
@@ -30,46 +32,48 @@ type Daemon struct {
 	service  *service.Service
 	// publicURL is where providers reach the API; empty when unknown.
 	publicURL string
+	// listener is the API's socket, served first by starting (answering
+	// /readyz while dependencies come up) and then by the service.
+	listener *handoff
+	starting *http.Server // nil once the service serves
+	ready    readiness
 }
 
 // Start brings up every part and returns once the API listens. On error,
-// whatever was started is stopped again.
-func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
+// whatever was started is stopped again, and the error says what failed
+// and how to fix it.
+func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
+		return nil, &StartError{What: "checking the configuration", Err: err, Fix: "set the settings named above (see --help)"}
+	}
+	d := &Daemon{cfg: cfg}
+	if err := d.start(ctx); err != nil {
+		_ = d.Stop(context.Background())
 		return nil, err
 	}
-	d = &Daemon{cfg: cfg}
-	// Every failure returns a nil daemon, so clean up through a copy.
-	started := d
-	defer func() {
-		if err != nil {
-			_ = started.Stop(context.Background())
-		}
-	}()
+	return d, nil
+}
+
+func (d *Daemon) start(ctx context.Context) (err error) {
+	cfg := d.cfg
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
-		return nil, err
+		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err, Fix: catalogFix(err)}
 	}
-	if d.store, err = openStore(ctx, cfg); err != nil {
-		return nil, err
-	}
-	if err = d.store.Migrate(ctx); err != nil {
-		return nil, fmt.Errorf("error migrating the ledger: %w", err)
-	}
-	if err = d.dialTemporal(ctx); err != nil {
-		return nil, err
-	}
-	// Listen before the connectors exist: in dev mode the API's own
-	// address is the callback URL Twilio is given with every message.
+	// Listen before waiting for PostgreSQL and Temporal, so /readyz can say
+	// which one is missing, and before the connectors exist: in dev mode
+	// the API's own address is the callback URL Twilio is given.
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("error listening on %s: %w", cfg.HTTPAddr, err)
+		return &StartError{What: "listening on " + cfg.HTTPAddr, Err: err, Fix: "choose a free address with --http-addr or MAESTRO_HTTP_ADDR"}
 	}
-	defer func() {
-		if err != nil {
-			_ = ln.Close()
-		}
-	}()
+	d.listener = newHandoff(ln)
+	d.ready.set(dependencyPostgres, nil)
+	d.starting = &http.Server{Handler: api.StartingHandler(d.ready.get), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = d.starting.Serve(d.listener.view(false)) }()
+
+	// Connector settings are checked before the wait, so that a missing
+	// one is reported at once rather than after PostgreSQL comes up.
 	d.publicURL = cfg.PublicURL
 	if d.publicURL == "" && cfg.Dev {
 		d.publicURL = "http://" + ln.Addr().String()
@@ -79,14 +83,25 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 	}
 	conns, err := d.connectors()
 	if err != nil {
-		return nil, err
+		return &StartError{What: "configuring the connectors", Err: err, Fix: providersFix}
+	}
+
+	deadline := time.Now().Add(cfg.DependencyTimeout)
+	if err = d.openStore(ctx, deadline); err != nil {
+		return &StartError{What: "opening the ledger", Err: err, Fix: storeFix(cfg)}
+	}
+	if err = d.store.Migrate(ctx); err != nil {
+		return &StartError{What: "migrating the ledger", Err: err, Fix: "check that the DATABASE_URL role may create tables in its schema"}
+	}
+	if err = d.dialTemporal(ctx, deadline); err != nil {
+		return &StartError{What: "connecting to Temporal", Err: err, Fix: temporalFix(cfg)}
 	}
 	d.service, err = service.Start(ctx, service.Config{
 		Store:       d.store,
 		Catalog:     d.Catalog,
 		Temporal:    d.client,
 		Connectors:  conns,
-		Listener:    ln,
+		Listener:    d.listener.view(true),
 		PublicURL:   d.publicURL,
 		TaskQueue:   cfg.TaskQueue,
 		WaitTimeout: cfg.WaitTimeout,
@@ -97,9 +112,25 @@ func Start(ctx context.Context, cfg Config) (d *Daemon, err error) {
 		TwilioAuthToken: d.twilioAuthToken(),
 	})
 	if err != nil {
-		return nil, err
+		return &StartError{What: "starting the worker and the API", Err: err, Fix: "see the cause above"}
 	}
-	return d, nil
+	// The API serves the socket now; the start-up server finishes the
+	// requests it holds and lets go.
+	d.stopStarting(ctx)
+	return nil
+}
+
+// stopStarting shuts the start-up server down without closing the socket.
+func (d *Daemon) stopStarting(ctx context.Context) {
+	if d.starting == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := d.starting.Shutdown(ctx); err != nil {
+		_ = d.starting.Close()
+	}
+	d.starting = nil
 }
 
 // Run starts maestro, prints how to reach it, and serves until ctx ends.
@@ -137,9 +168,15 @@ func (d *Daemon) Namespace() string { return d.cfg.Namespace }
 
 // Stop stops every part that was started, in reverse order.
 func (d *Daemon) Stop(ctx context.Context) error {
+	if d == nil {
+		return nil
+	}
 	var errs []error
+	d.stopStarting(ctx)
 	if d.service != nil {
 		errs = append(errs, d.service.Stop(ctx))
+	} else if d.listener != nil {
+		errs = append(errs, d.listener.close())
 	}
 	if d.client != nil {
 		d.client.Close()
@@ -163,19 +200,30 @@ func loadCatalog(cfg Config) (*tools.Catalog, error) {
 	return tools.LoadFile(cfg.CatalogPath)
 }
 
-func openStore(ctx context.Context, cfg Config) (store.Store, error) {
-	if cfg.DatabaseURL != "" {
-		return store.OpenPostgresService(ctx, cfg.DatabaseURL, cfg.DatabaseServiceRole)
+// openStore opens the ledger: PostgreSQL, waited for until deadline, or
+// dev mode's SQLite file.
+func (d *Daemon) openStore(ctx context.Context, deadline time.Time) error {
+	if d.cfg.DatabaseURL == "" {
+		d.ready.set(dependencyPostgres, nil)
+		if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("error creating data directory: %w", err)
+		}
+		s, err := store.OpenSQLite(ctx, d.cfg.ledgerPath())
+		d.store = s
+		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("error creating data directory: %w", err)
-	}
-	return store.OpenSQLite(ctx, cfg.ledgerPath())
+	return d.waitFor(ctx, dependencyPostgres, "PostgreSQL at "+postgresHost(d.cfg.DatabaseURL), deadline, func(ctx context.Context) error {
+		s, err := store.OpenPostgresService(ctx, d.cfg.DatabaseURL, d.cfg.DatabaseServiceRole)
+		d.store = s
+		return err
+	})
 }
 
-func (d *Daemon) dialTemporal(ctx context.Context) error {
+func (d *Daemon) dialTemporal(ctx context.Context, deadline time.Time) error {
 	addr := d.cfg.TemporalAddress
-	if addr == "" {
+	external := addr != ""
+	if !external {
+		d.ready.set(dependencyTemporal, nil)
 		srv, err := devtemporal.Start(ctx, devtemporal.Config{
 			DataDir:   d.cfg.temporalDir(),
 			Namespace: d.cfg.Namespace,
@@ -187,16 +235,22 @@ func (d *Daemon) dialTemporal(ctx context.Context) error {
 		d.temporal = srv
 		addr = srv.HostPort()
 	}
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  addr,
-		Namespace: d.cfg.Namespace,
-		Logger:    sdklog.NewStructuredLogger(d.cfg.Logger.With("component", "temporal-sdk")),
-	})
-	if err != nil {
-		return fmt.Errorf("error connecting to Temporal at %s: %w", addr, err)
+	dial := func(ctx context.Context) error {
+		c, err := client.DialContext(ctx, client.Options{
+			HostPort:  addr,
+			Namespace: d.cfg.Namespace,
+			Logger:    sdklog.NewStructuredLogger(d.cfg.Logger.With("component", "temporal-sdk")),
+		})
+		if err != nil {
+			return fmt.Errorf("error connecting to Temporal at %s: %w", addr, err)
+		}
+		d.client = c
+		return nil
 	}
-	d.client = c
-	return nil
+	if !external {
+		return dial(ctx)
+	}
+	return d.waitFor(ctx, dependencyTemporal, "Temporal at "+addr, deadline, dial)
 }
 
 func (d *Daemon) connectors() (connectors.Set, error) {

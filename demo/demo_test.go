@@ -18,6 +18,8 @@ func TestDemoRuns(t *testing.T) {
 	require.Contains(t, out.String(), "Demo complete")
 	require.Contains(t, out.String(), "Twilio API: message SM")
 	require.Contains(t, out.String(), "SES store: message")
+	require.Regexp(t, `back-office API: refund re_\S+ of \d+ cents has succeeded`, out.String())
+	require.NotRegexp(t, `\b(re|wo|SM)[_A-Za-z0-9]+ (of \d+ cents )?is (succeeded|failed|sent|delivered)\b`, out.String(), "statuses read as English")
 }
 
 func freePort(t *testing.T) int {

@@ -15,7 +15,7 @@ func (s *scenario) confirmSMS(sid string) error {
 	if err != nil {
 		return err
 	}
-	s.confirm("Twilio API: message %s to %s is %s", ev.ID, ev.Detail["to"], ev.Status)
+	s.confirm("Twilio API: message %s to %s %s", ev.ID, ev.Detail["to"], statusPhrase(ev.Status))
 	return nil
 }
 
@@ -34,7 +34,7 @@ func (s *scenario) confirmWorkOrder(id string) error {
 	if err != nil {
 		return err
 	}
-	s.confirm("back-office API: work order %s is %s", ev.ID, ev.Status)
+	s.confirm("back-office API: work order %s %s", ev.ID, statusPhrase(ev.Status))
 	return expect(ev.ID == id, "work order %s not found at the provider", id)
 }
 
@@ -43,7 +43,7 @@ func (s *scenario) confirmRefund(id string) error {
 	if err != nil {
 		return err
 	}
-	s.confirm("back-office API: refund %s of %v cents is %s", ev.ID, ev.Detail["amount_cents"], ev.Status)
+	s.confirm("back-office API: refund %s of %v cents %s", ev.ID, ev.Detail["amount_cents"], statusPhrase(ev.Status))
 	return expect(ev.ID == id, "refund %s not found at the provider", id)
 }
 

@@ -274,7 +274,7 @@ func (s *scenario) rollbackCall() error {
 	}
 	for _, id := range ids {
 		wo, _ := s.standins.Sandbox.WorkOrder(id)
-		s.confirm("back-office API: work order %s is %s (cancelled %d time)", id, wo.Status, wo.CancelCount)
+		s.confirm("back-office API: work order %s %s (cancelled %s)", id, statusPhrase(wo.Status), times(wo.CancelCount))
 		if err := expect(wo.Status == "cancelled" && wo.CancelCount == 1, "work order %s was not cancelled exactly once", id); err != nil {
 			return err
 		}

@@ -49,6 +49,9 @@ const (
 	CodeTranscriptRefused Code = "transcript_ref_refused"
 	CodeDeferred          Code = "deferred"
 	CodeInternal          Code = "internal"
+	// CodeStarting: maestro is up but still waiting for PostgreSQL or
+	// Temporal, so it admits nothing yet.
+	CodeStarting Code = "starting"
 	// CodeHumanAttested: an effect whose outcome was unknown was recorded as
 	// done on a human's word, with no receipt from the provider.
 	CodeHumanAttested Code = "human_attested"

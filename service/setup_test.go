@@ -155,10 +155,11 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		_ = svc.Stop(stopCtx)
 	})
 	return &env{
-		t:         t,
-		ctx:       ctx,
-		agent:     apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{}),
-		ops:       apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{}),
+		t:   t,
+		ctx: ctx,
+		// Every exchange is checked against api/openapi.yaml.
+		agent:     apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{HTTPClient: openAPIClient(t)}),
+		ops:       apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{HTTPClient: openAPIClient(t)}),
 		url:       svc.URL(),
 		store:     st,
 		standins:  sins,

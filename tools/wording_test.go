@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,4 +105,25 @@ tools:
 	got, err := tool.RenderWording(tools.OutcomeSuccess, tools.TemplateData{Payload: map[string]any{"balance_cents": 1250}})
 	require.NoError(t, err)
 	require.Equal(t, "The balance is 1250 cents.", got)
+}
+
+// TestDemoWordingNeverPutsAStatusAfterIs keeps the demo's wording English:
+// a provider status is often a participle ("succeeded"), so "refund re_1
+// is {{.Receipt.Status}}" would read "refund re_1 is succeeded".
+func TestDemoWordingNeverPutsAStatusAfterIs(t *testing.T) {
+	t.Parallel()
+	// "its status is {{.Receipt.Status}}" names the status as a label,
+	// which reads as English whatever the status is.
+	bare := regexp.MustCompile(`(\S+)\s+is\s*\{\{\s*\.Receipt\.Status\s*\}\}`)
+	for _, tool := range demo(t).Tools() {
+		for _, o := range []tools.Outcome{tools.OutcomeSuccess, tools.OutcomePending, tools.OutcomeFailure} {
+			w := tool.Wording.For(o)
+			if w == nil {
+				continue
+			}
+			for _, m := range bare.FindAllStringSubmatch(w.String(), -1) {
+				require.Equal(t, "status", m[1], "%s %s wording puts a bare status after \"is\": %q", tool.Name, o, w.String())
+			}
+		}
+	}
 }

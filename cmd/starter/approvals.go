@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +30,7 @@ func newApprovalsCmd(g *globals) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			tw := newTable(cmd.OutOrStdout())
 			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tROLE\tTIMEOUT\tARGS")
 			for _, a := range out.Approvals {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.ApproverRole, a.TimeoutAt.Format("15:04:05Z"), a.Args)
@@ -101,33 +100,45 @@ func printApproval(cmd *cobra.Command, g *globals, a apitype.Approval, err error
 	if g.json {
 		return printJSON(w, a)
 	}
-	fmt.Fprintf(w, "approval    %s\nstatus      %s\ntool        %s\nrole        %s\nargs        %s\nargs hash   %s\nreason      %s\nrisk        %s\ntimeout     %s\n",
-		a.ID, a.Status, a.Tool, a.ApproverRole, a.Args, a.ArgsHash, a.Reason, strings.Join(a.RiskTags, ","), a.TimeoutAt)
+	tw := newTable(w)
+	row(tw, "approval", a.ID)
+	row(tw, "status", a.Status)
+	row(tw, "tool", a.Tool)
+	row(tw, "role", a.ApproverRole)
+	row(tw, "args", string(a.Args))
+	row(tw, "args hash", a.ArgsHash)
+	row(tw, "reason", a.Reason)
+	row(tw, "risk", strings.Join(a.RiskTags, ","))
+	row(tw, "timeout", a.TimeoutAt)
 	if a.DecidedBy != "" {
-		fmt.Fprintf(w, "decided by  %s\n", a.DecidedBy)
+		row(tw, "decided by", a.DecidedBy)
 	}
 	if len(a.Context) > 0 {
-		fmt.Fprintf(w, "context     %s\n", a.Context)
+		row(tw, "context", string(a.Context))
 	}
 	for i, f := range a.Facts {
 		label := ""
 		if i == 0 {
 			label = "facts"
 		}
-		fmt.Fprintf(w, "%-11s %s = %s  (%s)\n", label, f.Name, f.Value, f.Provenance)
+		row(tw, label, fmt.Sprintf("%s = %s  (%s)", f.Name, f.Value, f.Provenance))
 	}
-	printEvents(w, a.Events)
-	return nil
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printEvents(w, a.Events)
 }
 
-func printEvents(w io.Writer, events []apitype.ApprovalEvent) {
+func printEvents(w io.Writer, events []apitype.ApprovalEvent) error {
+	tw := newTable(w)
 	for _, e := range events {
-		fmt.Fprintf(w, "  %s  %-16s %s", e.At.Format("15:04:05.000"), e.Kind, e.Actor)
+		hashes := ""
 		if e.ArgsHashAfter != "" {
-			fmt.Fprintf(w, "  %s → %s", short(e.ArgsHashBefore), short(e.ArgsHashAfter))
+			hashes = short(e.ArgsHashBefore) + " → " + short(e.ArgsHashAfter)
 		}
-		fmt.Fprintln(w)
+		row(tw, "  "+e.At.Format("15:04:05.000"), e.Kind, e.Actor, hashes)
 	}
+	return tw.Flush()
 }
 
 func short(h string) string {

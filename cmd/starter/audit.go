@@ -22,8 +22,12 @@ func newAuditCmd(g *globals) *cobra.Command {
 					return err
 				}
 			} else {
+				tw := newTable(w)
 				for _, f := range rep.Findings {
-					fmt.Fprintf(w, "%-22s %-24s %-18s %s\n", f.Kind, f.OperationKey, f.Tool, f.Detail)
+					row(tw, f.Kind, f.OperationKey, f.Tool, f.Detail)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
 				}
 				fmt.Fprintf(w, "%d divergence(s)\n", len(rep.Findings))
 			}

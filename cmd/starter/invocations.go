@@ -75,7 +75,7 @@ func refusalOr(cmd *cobra.Command, g *globals, err error) error {
 	if g.json {
 		_ = printJSON(cmd.OutOrStdout(), map[string]any{"observation": ref.Observation})
 	} else {
-		printObservation(cmd.OutOrStdout(), ref.Observation)
+		_ = printObservation(cmd.OutOrStdout(), ref.Observation)
 	}
 	return &exitError{code: 3}
 }
@@ -88,7 +88,7 @@ func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {
 		if g.json {
 			_ = printJSON(w, map[string]any{"observation": ref.Observation})
 		} else {
-			printObservation(w, ref.Observation)
+			_ = printObservation(w, ref.Observation)
 		}
 		return &exitError{code: 3}
 	}
@@ -100,11 +100,18 @@ func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "invocation  %s\nkey         %s\ntool        %s\nstate       %s\n", resp.InvocationID, resp.OperationKey, resp.Tool, resp.State)
+		tw := newTable(w)
+		row(tw, "invocation", resp.InvocationID)
+		row(tw, "key", resp.OperationKey)
+		row(tw, "tool", resp.Tool)
+		row(tw, "state", resp.State)
 		if resp.ApprovalID != "" {
-			fmt.Fprintf(w, "approval    %s\n", resp.ApprovalID)
+			row(tw, "approval", resp.ApprovalID)
 		}
-		printObservation(w, resp.Observation)
+		observationRows(tw, resp.Observation)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if resp.Observation.Status == mt.StatusError {
 		return &exitError{code: 3}

@@ -188,6 +188,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"approvals", "approve", "--help"}, {"approvals", "reject", "--help"}, {"approvals", "modify", "--help"},
 		{"audit", "--help"}, {"sessions", "--help"}, {"sessions", "show", "--help"}, {"sessions", "rollback", "--help"},
 		{"sessions", "resolve", "--help"}, {"sessions", "end", "--help"},
+		{"catalog", "--help"}, {"catalog", "init", "--help"}, {"catalog", "check", "--help"},
 	} {
 		out, _, code := run(t, args...)
 		require.Equal(t, 0, code, args)

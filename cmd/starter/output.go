@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"text/tabwriter"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
@@ -16,30 +17,57 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printObservation(w io.Writer, o mt.Observation) {
-	fmt.Fprintf(w, "status      %s", o.Status)
-	if o.Code != "" {
-		fmt.Fprintf(w, " (%s)", o.Code)
+// newTable aligns text output: each column is as wide as its widest cell,
+// so a long key or value never runs into its neighbour.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// row writes one row of cells to a table.
+func row(w io.Writer, cells ...any) {
+	for i, c := range cells {
+		if i > 0 {
+			fmt.Fprint(w, "\t")
+		}
+		fmt.Fprint(w, c)
 	}
-	fmt.Fprintf(w, "\nsummary     %s\n", o.Summary)
+	fmt.Fprintln(w)
+}
+
+func printObservation(w io.Writer, o mt.Observation) error {
+	tw := newTable(w)
+	observationRows(tw, o)
+	return tw.Flush()
+}
+
+// observationRows adds an observation's rows to a key/value table.
+func observationRows(tw io.Writer, o mt.Observation) {
+	status := string(o.Status)
+	if o.Code != "" {
+		status += " (" + string(o.Code) + ")"
+	}
+	row(tw, "status", status)
+	row(tw, "summary", o.Summary)
 	if o.Wording != "" {
-		fmt.Fprintf(w, "say         %q\n", o.Wording)
+		row(tw, "say", fmt.Sprintf("%q", o.Wording))
 	}
 	if r := o.Receipt; r != nil {
-		fmt.Fprintf(w, "receipt     %s %s (%s)\n", r.Provider, r.ID, r.Status)
+		row(tw, "receipt", fmt.Sprintf("%s %s (%s)", r.Provider, r.ID, r.Status))
 		keys := make([]string, 0, len(r.Fields))
 		for k := range r.Fields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %-10s%s\n", k, r.Fields[k])
+			row(tw, "  "+k, r.Fields[k])
 		}
 	}
 	if n := o.NextActions; n != nil {
-		fmt.Fprintf(w, "root cause  %s\nremedy      %s\nstop when   %s\n", n.RootCause, n.Remediation, n.StopCondition)
+		row(tw, "root cause", n.RootCause)
+		row(tw, "remedy", n.Remediation)
+		row(tw, "stop when", n.StopCondition)
 	}
 	if len(o.Payload) > 0 {
-		fmt.Fprintf(w, "payload     %s\n", o.Payload)
+		row(tw, "payload", string(o.Payload))
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +31,7 @@ func newReconcileCmd(g *globals) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			tw := newTable(cmd.OutOrStdout())
 			fmt.Fprintln(tw, "OPERATION KEY\tTOOL\tEFFECT\tSTATUS\tSEARCHABLE\tSINCE\tWHY")
 			for _, r := range out.Reconciliations {
 				status, since := r.Status, r.UpdatedAt
@@ -100,24 +99,34 @@ func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliatio
 	if g.json {
 		return printJSON(w, r)
 	}
-	fmt.Fprintf(w, "key         %s\nstatus      %s\ntool        %s (%s)\ninvocation  %s\nattempts    %d\nclaimed     %s\nsearchable  %t\n",
-		r.OperationKey, r.Status, r.Tool, r.Effect, r.InvocationID, r.Attempts, r.ClaimedAt.Format("2006-01-02 15:04:05Z"), r.Searchable)
+	tw := newTable(w)
+	row(tw, "key", r.OperationKey)
+	row(tw, "status", r.Status)
+	row(tw, "tool", fmt.Sprintf("%s (%s)", r.Tool, r.Effect))
+	row(tw, "invocation", r.InvocationID)
+	row(tw, "attempts", r.Attempts)
+	row(tw, "claimed", r.ClaimedAt.Format("2006-01-02 15:04:05Z"))
+	row(tw, "searchable", r.Searchable)
 	if r.Reason != "" {
-		fmt.Fprintf(w, "why         %s\n", r.Reason)
+		row(tw, "why", r.Reason)
 	}
 	if len(r.Request) > 0 {
-		fmt.Fprintf(w, "request     %s\n", r.Request)
+		row(tw, "request", string(r.Request))
 	}
 	if rc := r.Receipt; rc != nil {
-		fmt.Fprintf(w, "receipt     %s %s (%s)\n", rc.Provider, rc.ID, rc.Status)
+		row(tw, "receipt", fmt.Sprintf("%s %s (%s)", rc.Provider, rc.ID, rc.Status))
 	}
 	if r.Delivery != nil {
-		fmt.Fprintf(w, "delivery    %s\n", describeDelivery(r.Delivery))
+		row(tw, "delivery", describeDelivery(r.Delivery))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tw = newTable(w)
 	for _, e := range r.Events {
-		fmt.Fprintf(w, "  %s  %-13s %s: %s\n", e.At.Format("15:04:05.000"), e.Kind, e.Actor, e.Reason)
+		row(tw, "  "+e.At.Format("15:04:05.000"), e.Kind, e.Actor+": "+e.Reason)
 	}
-	return nil
+	return tw.Flush()
 }
 
 // describeDelivery says where a message got to, and why it stopped.

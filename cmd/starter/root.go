@@ -28,14 +28,18 @@ func newRootCmd() *cobra.Command {
 		Use:   "starter",
 		Short: "Invoke maestro tools and inspect invocations",
 		Long: "starter talks to a maestro server over its HTTP API.\n\n" +
-			"The server and key come from --server/--key or MAESTRO_URL/MAESTRO_KEY.",
+			"The server and key come from --server/--key or MAESTRO_URL/MAESTRO_KEY.\n\n" +
+			"Output: text is aligned for people and may change between releases. --json\n" +
+			"output is stable: for commands that call the API it is the API's own JSON\n" +
+			"(api/openapi.yaml), and fields are only ever added, never renamed or removed. Data goes\n" +
+			"to stdout, diagnostics to stderr; a refused or failed call exits 3.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.server, "server", envOr("MAESTRO_URL", "http://127.0.0.1:8080"), "maestro API base URL (env MAESTRO_URL)")
 	root.PersistentFlags().StringVar(&g.key, "key", os.Getenv("MAESTRO_KEY"), "agent or operator key (env MAESTRO_KEY)")
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "print stable JSON instead of text")
-	root.AddCommand(newToolsCmd(g), newInvocationsCmd(g), newApprovalsCmd(g), newAuditCmd(g), newSessionsCmd(g), newEvalCmd(g), newReconcileCmd(g))
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print stable JSON (the API's response shapes) instead of text")
+	root.AddCommand(newToolsCmd(g), newInvocationsCmd(g), newApprovalsCmd(g), newAuditCmd(g), newSessionsCmd(g), newEvalCmd(g), newReconcileCmd(g), newCatalogCmd(g))
 	return root
 }
 

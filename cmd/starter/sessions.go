@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,8 +31,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), s)
 			}
-			printSession(cmd.OutOrStdout(), s)
-			return nil
+			return printSession(cmd.OutOrStdout(), s)
 		},
 	}
 	var reason string
@@ -50,8 +50,12 @@ func newSessionsCmd(g *globals) *cobra.Command {
 					return err
 				}
 			} else {
+				tw := newTable(w)
 				for i, st := range res.Steps {
-					fmt.Fprintf(w, "%d. %-12s %-18s %s  %s\n", i+1, st.Status, st.Tool, st.OperationKey, st.Summary)
+					row(tw, fmt.Sprintf("%d.", i+1), st.Status, st.Tool, st.OperationKey, st.Summary)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
 				}
 				if res.Halted {
 					fmt.Fprintf(w, "halted at %s: an operator must resolve the session\n", res.FailedStep)
@@ -78,8 +82,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), s)
 			}
-			printSession(cmd.OutOrStdout(), s)
-			return nil
+			return printSession(cmd.OutOrStdout(), s)
 		},
 	}
 	resolve.Flags().StringVar(&resolveReason, "reason", "", "what the human did (required)")
@@ -140,42 +143,62 @@ func readTranscript(path string) (*mt.Transcript, error) {
 	return &t, nil
 }
 
-func printSession(w io.Writer, s apitype.Session) {
-	fmt.Fprintf(w, "session     %s\nagent       %s\nstate       %s\n", s.SessionID, s.AgentID, s.State)
+func printSession(w io.Writer, s apitype.Session) error {
+	tw := newTable(w)
+	row(tw, "session", s.SessionID)
+	row(tw, "agent", s.AgentID)
+	row(tw, "state", s.State)
 	if s.HaltStep != "" {
-		fmt.Fprintf(w, "halted at   %s: %s\n", s.HaltStep, s.HaltReason)
+		row(tw, "halted at", s.HaltStep+": "+s.HaltReason)
 	}
 	if s.ResolvedBy != "" {
-		fmt.Fprintf(w, "resolved by %s: %s\n", s.ResolvedBy, s.ResolveReason)
+		row(tw, "resolved by", s.ResolvedBy+": "+s.ResolveReason)
 	}
-	fmt.Fprintln(w, "calls:")
-	for _, c := range s.Calls {
-		fmt.Fprintf(w, "  %-22s %-18s %-20s %s\n", c.Tool, c.State, c.OperationKey, c.Summary)
-		if c.Delivery != nil {
-			fmt.Fprintf(w, "  %-22s delivery %s\n", "", describeDelivery(c.Delivery))
-		}
-		if c.FollowUp != "" {
-			fmt.Fprintf(w, "  %-22s FOLLOW UP: %s\n", "", c.FollowUp)
-		}
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	fmt.Fprintln(w, "undo stack (runs top first):")
-	for _, u := range s.UndoStack {
-		fmt.Fprintf(w, "  #%-4d %-18s %-12s for %s %s\n", u.Seq, u.Tool, u.Status, u.OperationKey, u.Detail)
+	// Each section is its own table, so a long cell in one does not
+	// widen the others.
+	section := func(title string, rows func(tw io.Writer)) error {
+		fmt.Fprintln(w, title)
+		tw := newTable(w)
+		rows(tw)
+		return tw.Flush()
 	}
-	fmt.Fprintln(w, "deferred:")
-	for _, d := range s.Deferred {
-		rid := ""
-		if d.Receipt != nil {
-			rid = d.Receipt.ID
-		}
-		fmt.Fprintf(w, "  %-22s %-10s %s %s\n", d.Tool, d.Status, rid, d.Reason)
-	}
-	fmt.Fprintln(w, "post-call:")
-	for _, p := range s.PostCall {
-		rid := ""
-		if p.Receipt != nil {
-			rid = p.Receipt.ID
-		}
-		fmt.Fprintf(w, "  %-22s %-18s %-10s %s %s\n", p.Key, p.Tool, p.Status, rid, p.Reason)
-	}
+	return errors.Join(
+		section("calls:", func(tw io.Writer) {
+			for _, c := range s.Calls {
+				row(tw, "  "+c.Tool, c.State, c.OperationKey, c.Summary)
+				if c.Delivery != nil {
+					row(tw, "", "delivery", describeDelivery(c.Delivery))
+				}
+				if c.FollowUp != "" {
+					row(tw, "", "FOLLOW UP", c.FollowUp)
+				}
+			}
+		}),
+		section("undo stack (runs top first):", func(tw io.Writer) {
+			for _, u := range s.UndoStack {
+				row(tw, fmt.Sprintf("  #%d", u.Seq), u.Tool, u.Status, "for "+u.OperationKey, u.Detail)
+			}
+		}),
+		section("deferred:", func(tw io.Writer) {
+			for _, d := range s.Deferred {
+				rid := ""
+				if d.Receipt != nil {
+					rid = d.Receipt.ID
+				}
+				row(tw, "  "+d.Tool, d.Status, rid, d.Reason)
+			}
+		}),
+		section("post-call:", func(tw io.Writer) {
+			for _, p := range s.PostCall {
+				rid := ""
+				if p.Receipt != nil {
+					rid = p.Receipt.ID
+				}
+				row(tw, "  "+p.Key, p.Tool, p.Status, rid, p.Reason)
+			}
+		}),
+	)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -22,7 +21,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), list)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			tw := newTable(cmd.OutOrStdout())
 			fmt.Fprintln(tw, "NAME\tEFFECT\tDELIVERY\tREVERSIBILITY\tROUTE\tRECEIPT")
 			for _, t := range list.Tools {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Effect, t.Delivery, t.Reversibility, t.Route, strings.Join(t.ReceiptFields, ","))

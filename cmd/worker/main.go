@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&cfg.TemporalAddress, "temporal", cfg.TemporalAddress, "Temporal frontend host:port (env TEMPORAL_ADDRESS; dev default: embedded)")
 	transcriptHosts := flag.String("transcript-hosts", strings.Join(cfg.TranscriptHosts, ","),
 		"comma-separated host[:port] list a transcript_ref may point at (env MAESTRO_TRANSCRIPT_HOSTS; default none: transcript_ref refused)")
+	flag.DurationVar(&cfg.DependencyTimeout, "dependency-timeout", cfg.DependencyTimeout, "how long start-up waits, in all, for PostgreSQL and Temporal to answer (env MAESTRO_DEPENDENCY_TIMEOUT; default 2m)")
 	flag.Parse()
 	cfg.TranscriptHosts = transcriptref.ParseHosts(*transcriptHosts)
 

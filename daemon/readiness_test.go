@@ -1,0 +1,180 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/daemon"
+	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/store/storetest"
+	"github.com/maestro-run/maestro/temporalx/devtemporal"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// syncBuffer is a log sink the daemon writes from its own goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// proxyTo forwards every connection accepted on addr to target, standing in
+// for a PostgreSQL that comes up late.
+func proxyTo(t *testing.T, addr, target string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { _, _ = io.Copy(up, c) }()
+				_, _ = io.Copy(c, up)
+			}()
+		}
+	}()
+}
+
+func readyz(t *testing.T, base string) (int, apitype.Readiness) {
+	t.Helper()
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		return 0, apitype.Readiness{}
+	}
+	defer resp.Body.Close()
+	var r apitype.Readiness
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	return resp.StatusCode, r
+}
+
+// TestStartWaitsForDependenciesThatComeUpLater starts production mode before
+// PostgreSQL and Temporal: the API listens at once, /readyz names what is
+// missing as each comes up, and maestro serves once both answer.
+func TestStartWaitsForDependenciesThatComeUpLater(t *testing.T) {
+	t.Parallel()
+	dsn, err := url.Parse(storetest.PostgresDSN(t))
+	require.NoError(t, err)
+	postgres := dsn.Host
+	dsn.Host = freeAddr(t) // nothing listens there yet
+	temporalPort, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	httpAddr := freeAddr(t)
+	base := "http://" + httpAddr
+	catalog := filepathIn(t, "catalog.yaml", tools.DemoCatalogYAML)
+
+	providers, err := standin.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = providers.Close() })
+
+	var logs syncBuffer
+	type started struct {
+		d   *daemon.Daemon
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		d, err := daemon.Start(t.Context(), daemon.Config{
+			HTTPAddr:          httpAddr,
+			DatabaseURL:       dsn.String(),
+			TemporalAddress:   net.JoinHostPort("127.0.0.1", strconv.Itoa(temporalPort)),
+			CatalogPath:       catalog,
+			Providers:         daemon.Providers{Twilio: providers.TwilioConfig(), SES: providers.SESConfig(), HTTP: providers.HTTPServices()},
+			DependencyTimeout: time.Minute,
+			Logger:            slog.New(slog.NewTextHandler(&logs, nil)),
+		})
+		done <- started{d, err}
+	}()
+
+	require.Eventually(t, func() bool {
+		code, r := readyz(t, base)
+		return code == http.StatusServiceUnavailable && r.WaitingFor == "postgresql" && r.Detail != ""
+	}, 30*time.Second, 20*time.Millisecond, "/readyz names PostgreSQL while it is down")
+	health, err := http.Get(base + "/healthz")
+	require.NoError(t, err)
+	_ = health.Body.Close()
+	require.Equal(t, http.StatusOK, health.StatusCode, "/healthz says the process is up")
+	_, err = apiclient.New(base, tools.DemoAgentKey, apiclient.Options{}).Tools(t.Context())
+	require.ErrorContains(t, err, "starting", "the API refuses calls until it is ready")
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), `msg="waiting for PostgreSQL at `+dsn.Host+`" attempt=1`)
+	}, 30*time.Second, 20*time.Millisecond, "each attempt is logged")
+
+	proxyTo(t, dsn.Host, postgres)
+	require.Eventually(t, func() bool {
+		code, r := readyz(t, base)
+		return code == http.StatusServiceUnavailable && r.WaitingFor == "temporal"
+	}, 30*time.Second, 20*time.Millisecond, "/readyz names Temporal once PostgreSQL answers")
+
+	srv, err := devtemporal.Start(t.Context(), devtemporal.Config{DataDir: t.TempDir(), Port: temporalPort})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop() })
+
+	var s started
+	select {
+	case s = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("maestro did not finish starting after both dependencies came up")
+	}
+	require.NoError(t, s.err)
+	t.Cleanup(func() { _ = s.d.Stop(context.Background()) })
+	require.Equal(t, base, s.d.URL())
+	code, r := readyz(t, base)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, apitype.ReadinessReady, r.Status)
+	list, err := apiclient.New(base, tools.DemoAgentKey, apiclient.Options{}).Tools(t.Context())
+	require.NoError(t, err)
+	require.NotEmpty(t, list.Tools)
+}
+
+func filepathIn(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := t.TempDir() + "/" + name
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	return path
+}
