@@ -58,9 +58,11 @@ func (l *lossySignaller) counts() (dropped, delivered int) {
 // runs: the outbox delivers the wake-up and renews the unspent token.
 func TestApprovedCallRunsWhenItsSignalIsLostPastTheTokenLifetime(t *testing.T) {
 	t.Parallel()
-	const ttl = time.Second
+	// The token must outlive the renewed wake-up's trip through Temporal
+	// to the executor on a loaded machine; the loss must outlive the token.
+	const ttl = 3 * time.Second
 	lossy := &lossySignaller{lost: workflows.SignalApprovalDecided,
-		dropping: func(first time.Time) bool { return time.Since(first) < 2*ttl }}
+		dropping: func(first time.Time) bool { return time.Since(first) < ttl+time.Second }}
 	e := setup(t, func(o *options) {
 		o.tokenTTL = ttl
 		o.signaller = func(s outbox.Signaller) outbox.Signaller { lossy.inner = s; return lossy }
