@@ -1,20 +1,19 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/syncbuf"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/standin/twilio"
 	"github.com/maestro-run/maestro/store"
@@ -204,18 +203,18 @@ func TestForgedTwilioStatusCallbackIsRefusedAndLogged(t *testing.T) {
 
 // webhookServer builds the API over st alone: the callback route needs no
 // Temporal, gate or reconciler. It returns the server and its log.
-func webhookServer(t *testing.T, st store.Store, token string) (*Server, *syncBuffer) {
+func webhookServer(t *testing.T, st store.Store, token string) (*Server, *syncbuf.Buffer) {
 	t.Helper()
 	return webhookServerWith(t, st, func(c *Config) { c.TwilioAuthToken = token })
 }
 
 // webhookServerWith is webhookServer with the configuration edited by
 // configure.
-func webhookServerWith(t *testing.T, st store.Store, configure func(*Config)) (*Server, *syncBuffer) {
+func webhookServerWith(t *testing.T, st store.Store, configure func(*Config)) (*Server, *syncbuf.Buffer) {
 	t.Helper()
 	cat, err := tools.Load(tools.DemoCatalogYAML)
 	require.NoError(t, err)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	cfg := Config{Store: st, Catalog: cat, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	configure(&cfg)
 	s := &Server{cfg: cfg.WithDefaults(), mux: http.NewServeMux()}
@@ -299,22 +298,4 @@ func sendWithCallback(t *testing.T, base, callback string) string {
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&msg))
 	return msg.SID
-}
-
-// syncBuffer is a log sink safe for the server's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,29 +19,12 @@ import (
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/daemon"
+	"github.com/maestro-run/maestro/internal/syncbuf"
 	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
-
-// syncBuffer is a log sink the daemon writes from its own goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -112,7 +93,7 @@ func TestStartWaitsForDependenciesThatComeUpLater(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = providers.Close() })
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	type started struct {
 		d   *daemon.Daemon
 		err error

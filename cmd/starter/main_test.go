@@ -40,7 +40,10 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
-func TestCLIAgainstDevMode(t *testing.T) {
+// startDev runs maestro in dev mode for one test: embedded Temporal on
+// free ports, a SQLite ledger and stand-ins, stopped at cleanup.
+func startDev(t *testing.T) *daemon.Daemon {
+	t.Helper()
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	d, err := daemon.Start(t.Context(), daemon.Config{
@@ -49,6 +52,11 @@ func TestCLIAgainstDevMode(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	return d
+}
+
+func TestCLIAgainstDevMode(t *testing.T) {
+	d := startDev(t)
 	global := []string{"--server", d.URL(), "--key", tools.DemoAgentKey}
 
 	t.Run("ToolsList", func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -11,22 +10,13 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
-	"github.com/maestro-run/maestro/daemon"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
-	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
 
 func TestCLIReconcile(t *testing.T) {
-	port, err := devtemporal.FindFreePort()
-	require.NoError(t, err)
-	d, err := daemon.Start(t.Context(), daemon.Config{
-		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	d := startDev(t)
 	ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
 	const key = "cli-3:mail"
 	holdEmail(t, d.Store(), key)
@@ -63,14 +53,7 @@ func TestCLIReconcile(t *testing.T) {
 // A text the agent reported sent that Twilio then reported undelivered is
 // on ops' list, and on the session, with its status and error.
 func TestCLIListsUndeliveredTexts(t *testing.T) {
-	port, err := devtemporal.FindFreePort()
-	require.NoError(t, err)
-	d, err := daemon.Start(t.Context(), daemon.Config{
-		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
-		Logger: slog.New(slog.DiscardHandler),
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = d.Stop(t.Context()) })
+	d := startDev(t)
 	ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
 	const to = "+14155550123"
 	d.Standins().Twilio.Undeliverable(to)
