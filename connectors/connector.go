@@ -83,6 +83,40 @@ func (c Call) Replayable() bool {
 	return c.Kind == KindHTTP && c.IdempotencyKey != ""
 }
 
+// NewSetFor builds only the connectors of kinds, so that a catalog which
+// never texts needs no Twilio account and one which never emails needs no
+// SES credentials. A page needs both. Kinds it does not know are left to
+// the catalog's own validation.
+func NewSetFor(kinds []Kind, tw TwilioConfig, ses SESConfig, h HTTPConfig) (Set, error) {
+	need := map[Kind]bool{}
+	for _, k := range kinds {
+		need[k] = true
+	}
+	set := Set{}
+	var twc *Twilio
+	var sesc *SES
+	var err error
+	if need[KindTwilioSMS] || need[KindPage] {
+		if twc, err = NewTwilio(tw); err != nil {
+			return nil, err
+		}
+		set[KindTwilioSMS] = twc
+	}
+	if need[KindSESEmail] || need[KindPage] {
+		if sesc, err = NewSES(ses); err != nil {
+			return nil, err
+		}
+		set[KindSESEmail] = sesc
+	}
+	if need[KindPage] {
+		set[KindPage] = Page{SMS: twc, Email: sesc}
+	}
+	if need[KindHTTP] {
+		set[KindHTTP] = NewHTTP(h)
+	}
+	return set, nil
+}
+
 // NewSet builds the standard connectors: Twilio SMS, SES email, a page
 // over both, and the generic HTTP connector.
 func NewSet(tw TwilioConfig, ses SESConfig, h HTTPConfig) (Set, error) {

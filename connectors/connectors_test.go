@@ -193,3 +193,22 @@ func TestTwilioAsksForStatusCallbacksWhenConfigured(t *testing.T) {
 	msg, _ = s.Twilio.Message(res.Receipt.ID)
 	require.Empty(t, msg.StatusCallback, "no callback unless configured")
 }
+
+// TestOnlyTheCatalogsProvidersNeedCredentials: a catalog that calls only
+// an HTTP service starts without a Twilio account or SES credentials; one
+// that pages needs both.
+func TestOnlyTheCatalogsProvidersNeedCredentials(t *testing.T) {
+	t.Parallel()
+	none := connectors.HTTPConfig{}
+	set, err := connectors.NewSetFor([]connectors.Kind{connectors.KindHTTP}, connectors.TwilioConfig{}, connectors.SESConfig{}, none)
+	require.NoError(t, err)
+	require.Equal(t, []connectors.Kind{connectors.KindHTTP}, set.Kinds())
+
+	_, err = connectors.NewSetFor([]connectors.Kind{connectors.KindHTTP, connectors.KindPage}, connectors.TwilioConfig{}, connectors.SESConfig{}, none)
+	require.ErrorContains(t, err, "twilio: account SID and auth token are required")
+
+	s, _ := setup(t)
+	set, err = connectors.NewSetFor([]connectors.Kind{connectors.KindPage}, s.TwilioConfig(), s.SESConfig(), none)
+	require.NoError(t, err)
+	require.Equal(t, []connectors.Kind{connectors.KindPage, connectors.KindSESEmail, connectors.KindTwilioSMS}, set.Kinds())
+}

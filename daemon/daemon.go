@@ -266,5 +266,18 @@ func (d *Daemon) connectors() (connectors.Set, error) {
 	if d.publicURL != "" {
 		p.Twilio.StatusCallback = api.TwilioStatusCallbackURL(d.publicURL)
 	}
-	return connectors.NewSet(p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
+	if d.cfg.Dev {
+		return connectors.NewSet(p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
+	}
+	return connectors.NewSetFor(catalogKinds(d.Catalog), p.Twilio, p.SES, connectors.HTTPConfig{Services: p.HTTP})
+}
+
+// catalogKinds lists the connector kinds the catalog's tools use: only
+// their providers need credentials.
+func catalogKinds(c *tools.Catalog) []connectors.Kind {
+	var kinds []connectors.Kind
+	for _, t := range c.Tools() {
+		kinds = append(kinds, connectors.Kind(t.Connector.Kind))
+	}
+	return kinds
 }
