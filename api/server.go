@@ -154,6 +154,7 @@ var Routes = []string{
 	"GET /v1/sessions/{id}",
 	"POST /v1/sessions/{id}/rollback",
 	"POST /v1/sessions/{id}/resolve",
+	"PUT /v1/sessions/{id}/facts/{name}",
 	"POST /v1/sessions/{id}/end",
 	"POST /v1/webhooks/twilio/status",
 }
@@ -178,6 +179,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/sessions/{id}", s.agentOrOps(s.handleGetSession))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/rollback", s.agentOrOps(s.handleRollback))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/resolve", s.agentOrOps(s.handleResolve))
+	s.mux.HandleFunc("PUT /v1/sessions/{id}/facts/{name}", s.agentOrOps(s.handleSetFact))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/end", s.agentOrOps(s.handleEnd))
 	s.mux.HandleFunc("POST /v1/webhooks/twilio/status", s.handleTwilioStatus)
 	s.mux.HandleFunc("/", s.handleNotFound)

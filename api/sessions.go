@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -74,7 +76,7 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request, _ call
 // sessionView assembles the session from the ledger, the source of truth.
 func (s *Server) sessionView(ctx context.Context, sess store.Session) (apitype.Session, error) {
 	v := apitype.Session{
-		SessionID: sess.ID, AgentID: sess.AgentID, State: sess.State, Facts: sess.Facts,
+		SessionID: sess.ID, AgentID: sess.AgentID, State: sess.State, Facts: sess.Facts, FactProvenance: factProvenance(sess),
 		HaltStep: sess.HaltStep, HaltReason: sess.HaltReason, ResolvedBy: sess.ResolvedBy, ResolveReason: sess.ResolveReason,
 		CreatedAt: sess.CreatedAt, EndedAt: sess.EndedAt,
 		Calls: []apitype.SessionCall{}, UndoStack: []apitype.UndoEntry{}, Deferred: []apitype.DeferredItem{}, PostCall: []apitype.PostCallItem{},
@@ -189,6 +191,68 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller,
 		return
 	}
 	s.handleGetSession(w, r, c, got)
+}
+
+// maxFactBytes bounds a fact's value: facts are phone numbers and IDs.
+const maxFactBytes = 512
+
+// handleSetFact records a fact an operator vouches for. Unlike what an
+// agent states in session_context, an auto-approval rule may rest on it.
+func (s *Server) handleSetFact(w http.ResponseWriter, r *http.Request, c caller, sess store.Session) {
+	if !c.operator {
+		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeNotApprover,
+			"only an operator may vouch for a session fact; agents state facts in the first call's session_context"))
+		return
+	}
+	var body apitype.FactRequest
+	if ref := s.decodeJSON(w, r, &body); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	name := r.PathValue("name")
+	switch {
+	case !slices.Contains(s.declaredFacts(), name):
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest,
+			fmt.Sprintf("unknown session fact %q: the catalog's session_facts declares %s", name, strings.Join(s.declaredFacts(), ", "))))
+		return
+	case body.Value == "" || len(body.Value) > maxFactBytes:
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest,
+			fmt.Sprintf("value is required, at most %d bytes", maxFactBytes)))
+		return
+	case sess.State == mt.SessionEnded:
+		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeSessionEnded, "session "+sess.ID+" has ended"))
+		return
+	}
+	got, err := s.cfg.Store.SessionFactSet(r.Context(), sess.ID, name, mt.Fact{Value: body.Value, Provenance: mt.ProvenanceOperator})
+	if err != nil {
+		s.cfg.Logger.Error("could not set a session fact", "session", sess.ID, "fact", name, "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	s.cfg.Logger.Info("session fact vouched for", "session", sess.ID, "fact", name, "by", c.actor)
+	s.handleGetSession(w, r, c, got)
+}
+
+func (s *Server) declaredFacts() []string {
+	var names []string
+	for _, f := range s.cfg.Catalog.SessionFacts() {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// factProvenance names each fact's source, agent-declared where none was
+// recorded.
+func factProvenance(sess store.Session) map[string]string {
+	if len(sess.Facts) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(sess.Facts))
+	for name := range sess.Facts {
+		f, _ := sess.Fact(name)
+		out[name] = string(f.Provenance)
+	}
+	return out
 }
 
 // handleEnd delivers the call-ended signal once. The ledger decides which

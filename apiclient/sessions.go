@@ -30,6 +30,13 @@ func (c *Client) Resolve(ctx context.Context, id, reason string) (apitype.Sessio
 	return out, err
 }
 
+// SetFact records a session fact the operator vouches for (operator key).
+func (c *Client) SetFact(ctx context.Context, id, name, value string) (apitype.Session, error) {
+	var out apitype.Session
+	_, _, err := c.do(ctx, http.MethodPut, "/v1/sessions/"+url.PathEscape(id)+"/facts/"+url.PathEscape(name), apitype.FactRequest{Value: value}, &out)
+	return out, err
+}
+
 // End delivers the call-ended signal with the transcript.
 func (c *Client) End(ctx context.Context, id string, req apitype.EndRequest) (apitype.EndResult, error) {
 	var out apitype.EndResult

@@ -14,6 +14,9 @@ type Session struct {
 	AgentID       string            `json:"agent_id"`
 	State         mt.SessionState   `json:"state"`
 	Facts         map[string]string `json:"facts,omitempty"`
+	// FactProvenance says who vouches for each fact: agent-declared,
+	// operator or platform-signed:<platform>.
+	FactProvenance map[string]string `json:"fact_provenance,omitempty"`
 	HaltStep      string            `json:"halt_step,omitempty"`
 	HaltReason    string            `json:"halt_reason,omitempty"`
 	ResolvedBy    string            `json:"resolved_by,omitempty"`
@@ -104,6 +107,12 @@ type RollbackResult struct {
 // ResolveRequest is the body of POST /v1/sessions/{id}/resolve.
 type ResolveRequest struct {
 	Reason string `json:"reason"`
+}
+
+// FactRequest is the body of PUT /v1/sessions/{id}/facts/{name}: a value an
+// operator vouches for.
+type FactRequest struct {
+	Value string `json:"value"`
 }
 
 // EndRequest is the body of POST /v1/sessions/{id}/end: the transcript, or

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,4 +65,38 @@ func TestRulesStillFireOnWhatTheyTrust(t *testing.T) {
 	sms, err := trusting.invoke("send_sms", trusting.key("sms"), `{"to":"+14155550100","body":"Booked."}`)
 	require.NoError(t, err)
 	require.Equal(t, mt.InvocationSucceeded, sms.State, "%+v", sms.Observation)
+}
+
+// An operator who checked the caller's number vouches for it, and the rule
+// may then rest on it: the next text to that number needs no human. Only
+// operators vouch, and only for facts the catalog declares.
+func TestOperatorVouchedFactsAutoApprove(t *testing.T) {
+	t.Parallel()
+	e := setup(t, withStrictFacts)
+	const caller = "+14155550188"
+	req := invokeRequest(e.session, "send_sms", e.key("first"), `{"to":"`+caller+`","body":"We got your message."}`)
+	req.SessionContext = map[string]string{"caller_number": caller}
+	first, err := e.agent.Invoke(e.ctx, req)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationAwaitingApproval, first.State, "the agent's word alone approves nothing")
+
+	_, err = e.agent.SetFact(e.ctx, e.session, "caller_number", caller)
+	requireRefusal(t, err, http.StatusForbidden, mt.CodeNotApprover)
+	_, err = e.ops.SetFact(e.ctx, e.session, "favourite_colour", "blue")
+	requireRefusal(t, err, http.StatusUnprocessableEntity, mt.CodeInvalidRequest)
+	_, err = e.ops.SetFact(e.ctx, e.session, "caller_number", "")
+	requireRefusal(t, err, http.StatusUnprocessableEntity, mt.CodeInvalidRequest)
+
+	sess, err := e.ops.SetFact(e.ctx, e.session, "caller_number", caller)
+	require.NoError(t, err)
+	require.Equal(t, caller, sess.Facts["caller_number"])
+	require.Equal(t, "operator", sess.FactProvenance["caller_number"])
+
+	second, err := e.invoke("send_sms", e.key("second"), `{"to":"`+caller+`","body":"A technician is on the way."}`)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, second.State, "%+v", second.Observation)
+	require.Equal(t, 1, e.standins.Twilio.CountMessages(), "only the vouched-for text went out; the first still waits")
+	stored, err := e.store.ApprovalRequestGetByKey(e.ctx, e.key("second"))
+	require.NoError(t, err)
+	require.NotEqual(t, "operator:demo-manager", stored.DecidedBy, "the rule decided, on the operator's fact")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/maestro-run/maestro/maestrotype"
 )
@@ -53,6 +54,48 @@ func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) 
 	// The session exists; ON CONFLICT waited for its writer to commit, so
 	// the row is visible now.
 	return l.SessionGet(ctx, s.ID)
+}
+
+func (l *ledger) SessionFactSet(ctx context.Context, id, name string, fact maestrotype.Fact) (Session, error) {
+	switch {
+	case name == "" || fact.Value == "":
+		return Session{}, fmt.Errorf("error setting a fact of session %q: a name and a value are required", id)
+	case fact.Provenance == maestrotype.ProvenanceAgentDeclared:
+		return Session{}, fmt.Errorf("error setting fact %q of session %q: agents state facts only with the first call", name, id)
+	}
+	if _, err := maestrotype.ParseProvenance(string(fact.Provenance)); err != nil {
+		return Session{}, fmt.Errorf("error setting fact %q of session %q: %w", name, id, err)
+	}
+	var got Session
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		s, err := scanSession(tx.QueryRowContext(ctx, l.query("SessionGetForUpdate"), id))
+		if err != nil {
+			return notFound(err)
+		}
+		facts := maps.Clone(s.Facts)
+		if facts == nil {
+			facts = map[string]string{}
+		}
+		prov := maps.Clone(s.Provenance)
+		if prov == nil {
+			prov = map[string]maestrotype.Provenance{}
+		}
+		facts[name], prov[name] = fact.Value, fact.Provenance
+		factsArg, err := jsonArg(&facts)
+		if err != nil {
+			return err
+		}
+		provArg, err := jsonArg(&prov)
+		if err != nil {
+			return err
+		}
+		got, err = scanSession(tx.QueryRowContext(ctx, l.query("SessionFactsSet"), id, factsArg, provArg))
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("error setting fact %q of session %q: %w", name, id, err)
+	}
+	return got, nil
 }
 
 func (l *ledger) SessionGet(ctx context.Context, id string) (Session, error) {

@@ -95,6 +95,11 @@ type Store interface {
 	// required; State is ignored.
 	SessionUpsert(ctx context.Context, s Session) (Session, error)
 	SessionGet(ctx context.Context, id string) (Session, error)
+	// SessionFactSet records a fact someone other than the agent vouches
+	// for (an operator, a signing platform) on an existing session,
+	// replacing any earlier value of that name and its provenance. Agents
+	// state facts only with a session's first call.
+	SessionFactSet(ctx context.Context, id, name string, fact maestrotype.Fact) (Session, error)
 	// SessionHalt moves an active session to halted, naming the failing
 	// step (required) and why. A halted or ended session is returned
 	// unchanged: the first failure is the one that halted it.

@@ -87,6 +87,14 @@ func TestCLIListsUndeliveredTexts(t *testing.T) {
 	require.Equal(t, 0, code, shown)
 	require.Contains(t, shown, "undelivered to "+to+" (error 30003)")
 	require.Contains(t, shown, "FOLLOW UP")
+	require.Contains(t, shown, "caller_number = "+to+"  (agent-declared)")
+
+	// Ops checked the number with the caller and vouch for it.
+	shown, _, code = run(t, append(ops, "sessions", "set-fact", "cli-4", "caller_number", to)...)
+	require.Equal(t, 0, code, shown)
+	require.Contains(t, shown, "caller_number = "+to+"  (operator)")
+	_, errOut, code := run(t, "--server", d.URL(), "--key", tools.DemoAgentKey, "sessions", "set-fact", "cli-4", "caller_number", to)
+	require.Equal(t, 3, code, "an agent cannot vouch: %s", errOut)
 }
 
 // holdEmail leaves an email held for reconciliation, as a lost SES answer

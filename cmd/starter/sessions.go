@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -119,7 +121,24 @@ func newSessionsCmd(g *globals) *cobra.Command {
 	}
 	end.Flags().StringVar(&transcriptFile, "transcript", "", `transcript JSON file ({"turns":[{"speaker","text","at"}]}), or - for stdin`)
 	end.Flags().StringVar(&transcriptRef, "transcript-ref", "", "URL the post-call workflow fetches the transcript from")
-	cmd.AddCommand(show, rollback, resolve, end)
+	setFact := &cobra.Command{
+		Use:   "set-fact ID NAME VALUE",
+		Short: "Vouch for a session fact as an operator (e.g. a caller's number checked on the phone)",
+		Long: "Records a fact with provenance operator. Unlike what an agent states in session_context,\n" +
+			"an auto-approval rule may rest on it. NAME must be declared in the catalog's session_facts.",
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			s, err := g.client().SetFact(cmd.Context(), pos[0], pos[1], pos[2])
+			if err != nil {
+				return refusalOr(cmd, g, err)
+			}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), s)
+			}
+			return printSession(cmd.OutOrStdout(), s)
+		},
+	}
+	cmd.AddCommand(show, rollback, resolve, end, setFact)
 	return cmd
 }
 
@@ -153,6 +172,14 @@ func printSession(w io.Writer, s apitype.Session) error {
 	}
 	if s.ResolvedBy != "" {
 		row(tw, "resolved by", s.ResolvedBy+": "+s.ResolveReason)
+	}
+	names := slices.Sorted(maps.Keys(s.Facts))
+	for i, name := range names {
+		label := ""
+		if i == 0 {
+			label = "facts"
+		}
+		row(tw, label, fmt.Sprintf("%s = %s  (%s)", name, s.Facts[name], s.FactProvenance[name]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

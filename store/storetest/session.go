@@ -83,6 +83,37 @@ func testSession(t *testing.T, setup setupFunc) {
 		require.Empty(t, old.FactsTrusted(maestrotype.DefaultTrustedProvenances))
 	})
 
+	t.Run("OperatorVouchesForAFact", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		newSession(t, s, "ses_a") // the agent stated caller_number
+
+		got, err := s.SessionFactSet(ctx, "ses_a", "caller_number",
+			maestrotype.Fact{Value: "+15557654321", Provenance: maestrotype.ProvenanceOperator})
+		require.NoError(t, err)
+		f, ok := got.Fact("caller_number")
+		require.True(t, ok)
+		require.Equal(t, maestrotype.Fact{Value: "+15557654321", Provenance: maestrotype.ProvenanceOperator}, f)
+		byID, err := s.SessionGet(ctx, "ses_a")
+		require.NoError(t, err)
+		require.Equal(t, got, byID)
+		require.Equal(t, map[string]string{"caller_number": "+15557654321"}, byID.FactsTrusted(maestrotype.DefaultTrustedProvenances))
+		for name, v := range sessionFacts() {
+			if name != "caller_number" {
+				require.Equal(t, v, byID.Facts[name], "the other facts stay as stated")
+			}
+		}
+
+		_, err = s.SessionFactSet(ctx, "ses_a", "caller_number", maestrotype.Fact{Value: "+1", Provenance: maestrotype.ProvenanceAgentDeclared})
+		require.ErrorContains(t, err, "agents state facts only with the first call")
+		_, err = s.SessionFactSet(ctx, "ses_a", "caller_number", maestrotype.Fact{Value: "+1", Provenance: "somebody"})
+		require.ErrorContains(t, err, "unknown provenance")
+		_, err = s.SessionFactSet(ctx, "ses_a", "", maestrotype.Fact{Value: "+1", Provenance: maestrotype.ProvenanceOperator})
+		require.ErrorContains(t, err, "a name and a value are required")
+		_, err = s.SessionFactSet(ctx, "ses_missing", "caller_number", maestrotype.Fact{Value: "+1", Provenance: maestrotype.ProvenanceOperator})
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
 	t.Run("UpsertRefusesBadProvenance", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

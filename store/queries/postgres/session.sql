@@ -47,3 +47,12 @@ SET state = 'ended', transcript = $2, ended_at = now(), updated_at = now()
 WHERE id = $1 AND state <> 'ended'
 RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
           created_at, updated_at, ended_at;
+
+-- name: SessionFactsSet
+-- Facts an operator or a signing platform vouches for, written over the
+-- row the caller locked with SessionGetForUpdate.
+UPDATE sessions
+SET facts = $2, fact_provenance = $3, updated_at = now()
+WHERE id = $1
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at;
