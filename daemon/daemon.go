@@ -212,11 +212,20 @@ func (d *Daemon) openStore(ctx context.Context, deadline time.Time) error {
 		d.store = s
 		return err
 	}
-	return d.waitFor(ctx, dependencyPostgres, "PostgreSQL at "+postgresHost(d.cfg.DatabaseURL), deadline, func(ctx context.Context) error {
-		s, err := store.OpenPostgresService(ctx, d.cfg.DatabaseURL, d.cfg.DatabaseServiceRole)
-		d.store = s
-		return err
+	// Only reaching PostgreSQL is bounded by the dependency deadline: the
+	// migrations and grants that follow take as long as they take.
+	err := d.waitFor(ctx, dependencyPostgres, "PostgreSQL at "+postgresHost(d.cfg.DatabaseURL), deadline, func(ctx context.Context) error {
+		s, err := store.OpenPostgres(ctx, d.cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
+		return s.Close()
 	})
+	if err != nil {
+		return err
+	}
+	d.store, err = store.OpenPostgresService(ctx, d.cfg.DatabaseURL, d.cfg.DatabaseServiceRole)
+	return err
 }
 
 func (d *Daemon) dialTemporal(ctx context.Context, deadline time.Time) error {

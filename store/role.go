@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -97,7 +98,28 @@ func OpenPostgresService(ctx context.Context, dsn, serviceRole string) (Store, e
 	return s, nil
 }
 
+// grantAttempts bounds retries of the grants after a deadlock: GRANT locks
+// the role, which every schema served by the same role shares, so two
+// processes setting up different schemas at once can deadlock, and
+// PostgreSQL then aborts one of them.
+const grantAttempts = 5
+
 func (l *ledger) grantServiceRole(ctx context.Context, role string) error {
+	var err error
+	for range grantAttempts {
+		if err = l.grantServiceRoleOnce(ctx, role); !isDeadlock(err) {
+			break
+		}
+	}
+	return err
+}
+
+func isDeadlock(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
+}
+
+func (l *ledger) grantServiceRoleOnce(ctx context.Context, role string) error {
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, l.query("MigrationLock")); err != nil {
 			return fmt.Errorf("error taking the migration lock: %w", err)

@@ -144,7 +144,8 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 		name:    "Temporal unreachable",
 		catalog: demo,
 		env: func(t *testing.T) []string {
-			return []string{"DATABASE_URL=" + storetest.PostgresDSN(t)}
+			dsn, role := storetest.PostgresServiceDSN(t)
+			return []string{"DATABASE_URL=" + dsn, "MAESTRO_DATABASE_SERVICE_ROLE=" + role}
 		},
 		want: []string{
 			"error connecting to Temporal: Temporal at",

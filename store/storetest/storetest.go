@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/store"
@@ -115,8 +117,18 @@ func PostgresDSN(t *testing.T) string {
 		conn, err := pgx.Connect(ctx, base)
 		require.NoError(t, err)
 		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-		require.NoError(t, err)
+		// Dropping privileges granted to a role other schemas share can
+		// deadlock with a concurrent grant; PostgreSQL aborts one side, and
+		// the drop is simply tried again.
+		for attempt := 1; ; attempt++ {
+			_, err = conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			var pgErr *pgconn.PgError
+			if attempt < 5 && errors.As(err, &pgErr) && pgErr.Code == "40P01" {
+				continue
+			}
+			require.NoError(t, err)
+			return
+		}
 	})
 
 	dsn, err := withSearchPath(base, schema)
