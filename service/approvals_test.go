@@ -232,14 +232,7 @@ func TestAuditScanIsScheduledDaily(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 
-	// Describing a schedule queries its scheduler workflow, which a loaded
-	// machine may not answer within one RPC's deadline: ask again.
-	var desc *client.ScheduleDescription
-	require.Eventually(t, func() bool {
-		var err error
-		desc, err = e.temporal.ScheduleClient().GetHandle(e.ctx, workflows.AuditScheduleID+"/"+e.taskQueue).Describe(e.ctx)
-		return err == nil
-	}, time.Minute, 100*time.Millisecond, "the daily audit schedule exists")
+	desc := e.describeSchedule(workflows.AuditScheduleID + "/" + e.taskQueue)
 	require.Equal(t, 24*time.Hour, desc.Schedule.Spec.Intervals[0].Every)
 
 	// Run the scheduled workflow once by hand: it scans the same ledger.

@@ -189,3 +189,17 @@ func (e *env) invoke(tool, key, args string) (apiclient.Response, error) {
 	req.SessionContext = sessionFacts
 	return e.agent.Invoke(e.ctx, req)
 }
+
+// describeSchedule reads a schedule maestro created. Describing one queries
+// its scheduler workflow, which a loaded machine may not answer within one
+// RPC's deadline, so it asks again for a while.
+func (e *env) describeSchedule(id string) *client.ScheduleDescription {
+	e.t.Helper()
+	var desc *client.ScheduleDescription
+	var err error
+	require.Eventually(e.t, func() bool {
+		desc, err = e.temporal.ScheduleClient().GetHandle(e.ctx, id).Describe(e.ctx)
+		return err == nil
+	}, time.Minute, 100*time.Millisecond, "schedule %s exists", id)
+	return desc
+}

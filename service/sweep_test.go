@@ -67,8 +67,7 @@ func TestSweepHoldsAnEffectWhoseWorkflowWasTerminated(t *testing.T) {
 	e.strandWorkOrder(key)
 
 	// The sweep is scheduled on Temporal for this task queue.
-	_, err := e.temporal.ScheduleClient().GetHandle(e.ctx, service.SweepScheduleID(e.taskQueue)).Describe(e.ctx)
-	require.NoError(t, err)
+	e.describeSchedule(service.SweepScheduleID(e.taskQueue))
 
 	res := e.sweep()
 	require.Equal(t, workflows.SweepResult{Held: 1, Finished: 1}, res)
