@@ -176,9 +176,15 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 			body.Delivery = deliveryView(ms)
 			body.FollowUp = deliveryFailure(inv, ms, args)
 		}
+		body.Callback = s.callbackView(ctx, inv)
 		writeJSON(w, http.StatusOK, body)
 		return
 	}
+	if ref := s.oweCallback(ctx, inv); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	body.Callback = s.callbackView(ctx, inv)
 	body.Observation = s.pendingObservation(inv, approvalID)
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	writeJSON(w, http.StatusAccepted, body)
