@@ -170,6 +170,10 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	if err := cfg.Transcripts.Validate(); err != nil {
 		return nil, fmt.Errorf("service: %w", err)
 	}
+	callbacks, err := newCallbackRelay(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Store.ToolRegistrySync(ctx, RegistryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
 	}
@@ -201,11 +205,6 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	relay, err := outbox.New(outbox.Config{Store: cfg.Store, Signaller: cfg.Signaller, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger})
-	if err != nil {
-		w.Stop()
-		return nil, err
-	}
-	callbacks, err := newCallbackRelay(cfg)
 	if err != nil {
 		w.Stop()
 		return nil, err

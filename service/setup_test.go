@@ -17,6 +17,7 @@ import (
 
 	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/callback"
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/service"
@@ -82,6 +83,10 @@ type options struct {
 	strictFacts bool
 	// signaller wraps the Temporal client the outbox relay signals with.
 	signaller func(outbox.Signaller) outbox.Signaller
+	// getenv is the environment the agents' callback secrets are read from.
+	getenv func(string) string
+	// callbacks tunes the callback relay.
+	callbacks callback.Config
 }
 
 // withStrictFacts runs the catalog as deployed: agent-declared facts never
@@ -147,6 +152,10 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TwilioAuthToken: sins.Twilio.AuthToken(),
 		Timeouts:        o.timeouts,
 		Transcripts:     o.transcripts,
+
+		Getenv:            o.getenv,
+		LoopbackCallbacks: true,
+		Callbacks:         o.callbacks,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {
