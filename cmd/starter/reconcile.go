@@ -21,7 +21,7 @@ func newReconcileCmd(g *globals) *cobra.Command {
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the effects held for reconciliation, then undelivered texts, oldest first",
+		Short: "List the effects held for reconciliation (money first), then undelivered texts, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := g.client().Reconciliations(cmd.Context())
