@@ -117,10 +117,13 @@ func TestPendingCallTellsItsAgentOnceSignedDespiteAFailingThenSlowReceiver(t *te
 	_, err = e.ops.Approve(e.ctx, pending.ApprovalID, "duplicate confirmed in ledger")
 	require.NoError(t, err)
 
-	var done = again
+	done := again
 	require.Eventually(t, func() bool {
-		done, err = e.agent.Invocation(e.ctx, pending.InvocationID)
-		require.NoError(t, err)
+		got, err := e.agent.Invocation(e.ctx, pending.InvocationID)
+		if err != nil {
+			return false
+		}
+		done = got
 		return done.Callback != nil && done.Callback.Status == "delivered"
 	}, 30*time.Second, 50*time.Millisecond, "the callback is delivered")
 	require.Equal(t, mt.InvocationSucceeded, done.State)
