@@ -110,6 +110,7 @@ func TestPendingCallTellsItsAgentOnceSignedDespiteAFailingThenSlowReceiver(t *te
 	require.NotNil(t, pending.Callback, "a pending answer says a callback is owed")
 	require.Equal(t, "pending", pending.Callback.Status)
 	require.Zero(t, pending.Callback.Attempts)
+	require.Contains(t, pending.Observation.NextActions.Remediation, "callback URL", "the agent is told it need not poll")
 	// Asking again while pending owes nothing more.
 	again, err := e.agent.Invocation(e.ctx, pending.InvocationID)
 	require.NoError(t, err)
