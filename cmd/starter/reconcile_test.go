@@ -134,4 +134,8 @@ func TestCLIReconcileListsMoneyFirst(t *testing.T) {
 	require.NotEqual(t, -1, refund, out)
 	require.NotEqual(t, -1, mail, out)
 	require.Less(t, refund, mail, "money first, though the email is older:\n%s", out)
+
+	shown, _, code := run(t, append(ops, "reconcile", "show", "cli-16:refund")...)
+	require.Equal(t, 0, code, shown)
+	require.Regexp(t, `paged\s+manager`, shown, "the approver role paged for held money")
 }
