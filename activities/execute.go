@@ -201,13 +201,17 @@ func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in wor
 
 func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner, why string) (workflows.InvocationResult, error) {
 	obs := unknownObservation(tool, in, why)
-	return a.settle(ctx, in, store.EffectSettleParams{
+	res, err := a.settle(ctx, in, store.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectNeedsReconciliation,
 		Result:       &obs,
 		Error:        why,
 	})
+	if err == nil && res.State == mt.InvocationNeedsReconciliation {
+		a.pageHeldMoney(in.Tool, in.OperationKey, why)
+	}
+	return res, err
 }
 
 func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p store.EffectSettleParams) (workflows.InvocationResult, error) {

@@ -200,8 +200,11 @@ func (a *Activities) holdStranded(ctx context.Context, in workflows.ExecuteInput
 	if finish {
 		p.InvocationState = mt.InvocationNeedsReconciliation
 	}
-	_, err := a.cfg.Store.EffectReconcile(ctx, p)
-	return err
+	if _, err := a.cfg.Store.EffectReconcile(ctx, p); err != nil {
+		return err
+	}
+	a.pageHeldMoney(in.Tool, in.OperationKey, reason)
+	return nil
 }
 
 // settledObservation is what a settled effect recorded, for an invocation

@@ -196,7 +196,7 @@ func (a *Activities) unknownAgain(ctx context.Context, tool *tools.Tool, in work
 func (a *Activities) escalate(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner, why string) (workflows.InvocationResult, error) {
 	a.cfg.Logger.Warn("effect held for a human to reconcile", "operation_key", in.OperationKey, "tool", in.Tool, "why", why)
 	obs := unknownObservation(tool, in, why)
-	return a.settleFinding(ctx, in, store.EffectReconcileParams{
+	res, err := a.settleFinding(ctx, in, store.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectNeedsReconciliation,
@@ -204,6 +204,10 @@ func (a *Activities) escalate(ctx context.Context, tool *tools.Tool, in workflow
 		Error:        why,
 		Event:        store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:" + owner, Reason: why},
 	})
+	if err == nil && res.State == mt.InvocationNeedsReconciliation {
+		a.pageHeldMoney(in.Tool, in.OperationKey, why)
+	}
+	return res, err
 }
 
 // settleFinding is settle for an outcome reconciliation decided: the

@@ -176,9 +176,15 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 			body.Delivery = deliveryView(ms)
 			body.FollowUp = deliveryFailure(inv, ms, args)
 		}
+		body.Callback = s.callbackView(ctx, inv)
 		writeJSON(w, http.StatusOK, body)
 		return
 	}
+	if ref := s.oweCallback(ctx, inv); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	body.Callback = s.callbackView(ctx, inv)
 	body.Observation = s.pendingObservation(inv, approvalID)
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	writeJSON(w, http.StatusAccepted, body)
@@ -187,6 +193,9 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 func (s *Server) pendingObservation(inv store.Invocation, approvalID string) mt.Observation {
 	src := &mt.Source{System: "maestro", Tool: inv.Tool, OperationKey: inv.OperationKey, InvocationID: inv.ID}
 	poll := fmt.Sprintf("GET /v1/invocations/%s after %d seconds", inv.ID, retryAfterSeconds)
+	if agent, ok := s.cfg.Catalog.Agent(inv.AgentID); ok && agent.Callback != nil {
+		poll = "wait for the final observation at your callback URL (or " + poll + ")"
+	}
 	if inv.State == mt.InvocationAwaitingApproval {
 		wording := "I've asked a team member to approve that; I'll let you know once it's decided."
 		if tool, ok := s.cfg.Catalog.Tool(inv.Tool); ok {

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/admission"
@@ -23,9 +25,11 @@ type Reconciler interface {
 	Searchable(tool string) bool
 }
 
-// handleListReconciliations lists what ops must look at, oldest first:
-// the effects held for a human, then the sends the agent reported and
-// whose message the provider then reported undelivered.
+// handleListReconciliations lists what ops must look at: held money
+// first, then the other held effects, then the sends the agent reported
+// and whose message the provider then reported undelivered; oldest first
+// within each. Money comes first because a person may have been paid, or
+// not, and only a human settles it.
 func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Request) {
 	effs, err := s.cfg.Store.EffectListByStatus(r.Context(), mt.EffectNeedsReconciliation, 200)
 	if err != nil {
@@ -33,6 +37,9 @@ func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Reques
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
+	slices.SortStableFunc(effs, func(a, b store.Effect) int {
+		return cmp.Compare(s.heldRank(a.Tool), s.heldRank(b.Tool))
+	})
 	failed, err := s.cfg.Store.MessageStatusListFailed(r.Context(), 200)
 	if err != nil {
 		s.cfg.Logger.Error("could not list undelivered messages", "err", err)
@@ -47,6 +54,14 @@ func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Reques
 		out.Reconciliations = append(out.Reconciliations, s.undeliveredView(em))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// heldRank orders held effects: money before the rest.
+func (s *Server) heldRank(tool string) int {
+	if t, ok := s.cfg.Catalog.Tool(tool); ok && t.Effect == mt.EffectMoney {
+		return 0
+	}
+	return 1
 }
 
 // undeliveredView shows a succeeded send whose message never arrived. It
@@ -179,6 +194,9 @@ func (s *Server) reconciliationView(e store.Effect, events []store.Reconciliatio
 	}
 	if t, ok := s.cfg.Catalog.Tool(e.Tool); ok {
 		v.Effect = string(t.Effect)
+		if t.Effect == mt.EffectMoney && t.Approval != nil {
+			v.ApproverRole = t.Approval.ApproverRole
+		}
 	}
 	for _, ev := range events {
 		v.Events = append(v.Events, apitype.ReconciliationEvent{

@@ -41,9 +41,22 @@ type Invocation struct {
 	// FollowUp is what the agent must relay when something learnt after
 	// the observation contradicts it: a message reported sent that then
 	// was not delivered. Observation stays as it was first answered.
-	FollowUp  *mt.Observation `json:"follow_up,omitempty"`
-	CreatedAt *time.Time      `json:"created_at,omitempty"`
-	UpdatedAt *time.Time      `json:"updated_at,omitempty"`
+	FollowUp *mt.Observation `json:"follow_up,omitempty"`
+	// Callback is how the delivery of the final observation to the agent's
+	// callback URL stands, for a call the agent was told is pending.
+	Callback  *Callback  `json:"callback,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Callback is the delivery status of an invocation's callback.
+type Callback struct {
+	// Status is pending (owed, not yet accepted), delivered (the receiver
+	// answered 2xx once) or failed (every allowed attempt failed).
+	Status      string     `json:"status"`
+	Attempts    int        `json:"attempts"`
+	LastError   string     `json:"last_error,omitempty"`
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
 }
 
 // Tool is one catalog row as an agent sees it.

@@ -17,6 +17,9 @@ type Reconciliation struct {
 	// Effect is the tool's effect class; money is only ever settled by a
 	// human.
 	Effect string `json:"effect"`
+	// ApproverRole is the role paged for a held money effect: the one
+	// that approves the tool.
+	ApproverRole string `json:"approver_role,omitempty"`
 	// Status is the effect's ledger status.
 	Status string `json:"status"`
 	// Reason says why the outcome was unknown, or how it was settled.

@@ -110,6 +110,8 @@ func (d *Daemon) start(ctx context.Context) (err error) {
 		Transcripts: cfg.transcripts(),
 
 		TwilioAuthToken: d.twilioAuthToken(),
+		// Dev mode's agents run on this machine and need no certificate.
+		LoopbackCallbacks: cfg.Dev,
 	})
 	if err != nil {
 		return &StartError{What: "starting the worker and the API", Err: err, Fix: "see the cause above"}

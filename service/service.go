@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -17,6 +18,7 @@ import (
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/admission"
 	"github.com/maestro-run/maestro/api"
+	"github.com/maestro-run/maestro/callback"
 	"github.com/maestro-run/maestro/connectors"
 	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/store"
@@ -72,6 +74,16 @@ type Config struct {
 	// Signaller delivers the signals queued in the ledger's outbox.
 	// Optional: default the Temporal client.
 	Signaller outbox.Signaller
+	// Getenv reads the agents' callback signing secrets, named in the
+	// catalog. Optional: default os.Getenv.
+	Getenv func(string) string
+	// LoopbackCallbacks lets an agent's callback URL be plain http to a
+	// loopback host, as dev mode's agents on this machine need. Optional:
+	// default false, so every callback goes over https.
+	LoopbackCallbacks bool
+	// Callbacks tunes the callback relay; its Store and Secrets are set
+	// here. Optional: see callback.Config.
+	Callbacks callback.Config
 }
 
 // HTTPTimeouts are the API server's connection timeouts. Without them one
@@ -129,6 +141,9 @@ func (c Config) WithDefaults() Config {
 	if c.Signaller == nil {
 		c.Signaller = c.Temporal
 	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
 	return c
 }
 
@@ -138,9 +153,11 @@ type Service struct {
 	http     *http.Server
 	listener net.Listener
 	done     chan error
-	// stopRelay ends the outbox relay; relayDone closes when it has.
-	stopRelay context.CancelFunc
-	relayDone chan struct{}
+	// stopRelay ends the outbox and callback relays; relayDone and
+	// callbacksDone close when they have.
+	stopRelay     context.CancelFunc
+	relayDone     chan struct{}
+	callbacksDone chan struct{}
 }
 
 // Start mirrors the catalog into the registry, starts the worker and serves
@@ -152,6 +169,10 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if err := cfg.Transcripts.Validate(); err != nil {
 		return nil, fmt.Errorf("service: %w", err)
+	}
+	callbacks, err := newCallbackRelay(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.Store.ToolRegistrySync(ctx, RegistryRows(cfg.Catalog)); err != nil {
 		return nil, fmt.Errorf("error mirroring catalog to tool_registry: %w", err)
@@ -219,10 +240,14 @@ func Start(ctx context.Context, cfg Config) (*Service, error) {
 	go func() { s.done <- s.http.Serve(ln) }()
 	// The relay's first sweep delivers what a previous process left owed.
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
-	s.stopRelay, s.relayDone = stopRelay, make(chan struct{})
+	s.stopRelay, s.relayDone, s.callbacksDone = stopRelay, make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.relayDone)
 		relay.Run(relayCtx)
+	}()
+	go func() {
+		defer close(s.callbacksDone)
+		callbacks.Run(relayCtx)
 	}()
 	return s, nil
 }
@@ -243,6 +268,7 @@ func (s *Service) Stop(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
 	s.stopRelay()
 	<-s.relayDone
+	<-s.callbacksDone
 	s.worker.Stop()
 	if serveErr := <-s.done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)

@@ -17,7 +17,9 @@ import (
 
 	"github.com/maestro-run/maestro/api"
 	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/callback"
 	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/syncbuf"
 	"github.com/maestro-run/maestro/outbox"
 	"github.com/maestro-run/maestro/service"
 	"github.com/maestro-run/maestro/standin"
@@ -82,6 +84,12 @@ type options struct {
 	strictFacts bool
 	// signaller wraps the Temporal client the outbox relay signals with.
 	signaller func(outbox.Signaller) outbox.Signaller
+	// getenv is the environment the agents' callback secrets are read from.
+	getenv func(string) string
+	// callbacks tunes the callback relay.
+	callbacks callback.Config
+	// logs receives the service's log as JSON lines. Optional: discarded.
+	logs *syncbuf.Buffer
 }
 
 // withStrictFacts runs the catalog as deployed: agent-declared facts never
@@ -128,6 +136,10 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		signaller = o.signaller(tc)
 	}
 	taskQueue := "tq-" + randomID()
+	logger := slog.New(slog.DiscardHandler)
+	if o.logs != nil {
+		logger = slog.New(slog.NewJSONHandler(o.logs, nil))
+	}
 	svc, err := service.Start(ctx, service.Config{
 		Store:       st,
 		Catalog:     cat,
@@ -142,11 +154,15 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		SweepIdle:   o.sweepIdle,
 		ListingLag:  o.listingLag,
 		Signaller:   signaller,
-		Logger:      slog.New(slog.DiscardHandler),
+		Logger:      logger,
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),
 		Timeouts:        o.timeouts,
 		Transcripts:     o.transcripts,
+
+		Getenv:            o.getenv,
+		LoopbackCallbacks: true,
+		Callbacks:         o.callbacks,
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {

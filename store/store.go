@@ -132,6 +132,23 @@ type Store interface {
 	// OutboxMarkAbandoned stops delivery of a signal whose workflow is gone.
 	OutboxMarkAbandoned(ctx context.Context, id int64, reason string) error
 
+	// CallbackOwe records that an invocation answered "pending" owes its
+	// agent the final observation at url. Owing it again is a no-op.
+	CallbackOwe(ctx context.Context, invocationID, agentID, url string) error
+	// CallbackGet returns an invocation's callback, or ErrNotFound.
+	CallbackGet(ctx context.Context, invocationID string) (Callback, error)
+	// CallbackClaimDue claims up to limit pending callbacks whose invocation
+	// is final and whose next attempt is due, oldest first, making each due
+	// again only after lease: an attempt in flight is not claimed twice.
+	CallbackClaimDue(ctx context.Context, lease time.Duration, limit int) ([]Callback, error)
+	// CallbackMarkDelivered records that the receiver accepted the callback.
+	CallbackMarkDelivered(ctx context.Context, invocationID string) error
+	// CallbackMarkFailed counts a failed attempt and makes the next due
+	// after retryIn, on the database's clock.
+	CallbackMarkFailed(ctx context.Context, invocationID, reason string, retryIn time.Duration) error
+	// CallbackGiveUp counts a failed last attempt and stops delivery.
+	CallbackGiveUp(ctx context.Context, invocationID, reason string) error
+
 	// InvocationInsert records an admitted invocation. If a row with the same
 	// operation key exists it is returned unchanged with created=false; the
 	// caller compares ArgsHash to detect a reused key.

@@ -43,9 +43,12 @@ type Agent struct {
 	// OnFailure is what the agent's sessions do with the effects they
 	// already performed when one of their calls fails.
 	OnFailure OnFailure
-	key       keyHash
-	hasKey    bool
-	allow     []string
+	// Callback is where the agent hears how a pending call ended; nil when
+	// the agent only polls.
+	Callback *Callback
+	key      keyHash
+	hasKey   bool
+	allow    []string
 }
 
 // OnFailure is an agent's policy for a session whose call failed.

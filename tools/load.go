@@ -41,6 +41,11 @@ type (
 		APIKeySHA256 string   `yaml:"api_key_sha256"`
 		Allow        []string `yaml:"allow"`
 		OnFailure    string   `yaml:"on_failure"`
+		// CallbackURL receives the final observation of a call the agent
+		// was told is pending; CallbackSecretEnv names the environment
+		// variable holding its signing secret.
+		CallbackURL       string `yaml:"callback_url"`
+		CallbackSecretEnv string `yaml:"callback_secret_env"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -398,6 +403,7 @@ func buildAgent(p *problems, row string, af agentFile) *Agent {
 		Description: af.Description,
 		OnFailure:   OnFailure(af.OnFailure),
 		allow:       slices.Compact(slices.Sorted(slices.Values(af.Allow))),
+		Callback:    buildCallback(p, row, af),
 	}
 	if a.OnFailure == "" {
 		a.OnFailure = OnFailureNone

@@ -109,6 +109,9 @@ func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {
 			row(tw, "approval", resp.ApprovalID)
 		}
 		observationRows(tw, resp.Observation)
+		if cb := resp.Callback; cb != nil {
+			row(tw, "callback", describeCallback(cb))
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -117,4 +120,16 @@ func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {
 		return &exitError{code: 3}
 	}
 	return nil
+}
+
+// describeCallback says how the delivery to the agent's callback URL stands.
+func describeCallback(cb *apitype.Callback) string {
+	s := fmt.Sprintf("%s after %d attempt(s)", cb.Status, cb.Attempts)
+	if cb.DeliveredAt != nil {
+		s += " at " + cb.DeliveredAt.Format("2006-01-02 15:04:05Z")
+	}
+	if cb.LastError != "" {
+		s += "; last error: " + cb.LastError
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,4 +71,13 @@ func TestHelpSaysJSONIsStable(t *testing.T) {
 	out, _, code := run(t, "--help")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "--json\noutput is stable")
+}
+
+func TestCallbackStatusIsShown(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 1, 15, 4, 5, 0, time.UTC)
+	require.Equal(t, "delivered after 2 attempt(s) at 2026-12-01 15:04:05Z",
+		describeCallback(&apitype.Callback{Status: "delivered", Attempts: 2, DeliveredAt: &at}))
+	require.Equal(t, "pending after 1 attempt(s); last error: the callback URL answered 500 Internal Server Error",
+		describeCallback(&apitype.Callback{Status: "pending", Attempts: 1, LastError: "the callback URL answered 500 Internal Server Error"}))
 }

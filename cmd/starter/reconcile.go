@@ -21,7 +21,7 @@ func newReconcileCmd(g *globals) *cobra.Command {
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the effects held for reconciliation, then undelivered texts, oldest first",
+		Short: "List the effects held for reconciliation (money first), then undelivered texts, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := g.client().Reconciliations(cmd.Context())
@@ -103,6 +103,9 @@ func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliatio
 	row(tw, "key", r.OperationKey)
 	row(tw, "status", r.Status)
 	row(tw, "tool", fmt.Sprintf("%s (%s)", r.Tool, r.Effect))
+	if r.ApproverRole != "" {
+		row(tw, "paged", r.ApproverRole)
+	}
 	row(tw, "invocation", r.InvocationID)
 	row(tw, "attempts", r.Attempts)
 	row(tw, "claimed", r.ClaimedAt.Format("2006-01-02 15:04:05Z"))

@@ -101,23 +101,49 @@ func TestCLIListsUndeliveredTexts(t *testing.T) {
 // would, without waiting out a provider timeout.
 func holdEmail(t *testing.T, s store.Store, key string) {
 	t.Helper()
+	hold(t, s, key, "email_property_manager", mt.RouteWrite, `{"summary":"No heat","tenant_id":"t_100"}`,
+		`{"kind":"ses_email","settings":{"to":"pm@demo-properties.example","subject":"s","body":"No heat"}}`)
+}
+
+// hold leaves an effect of tool held for reconciliation, as a lost answer
+// would.
+func hold(t *testing.T, s store.Store, key, tool string, route mt.Route, args, before string) {
+	t.Helper()
 	ctx := t.Context()
-	args := json.RawMessage(`{"summary":"No heat","tenant_id":"t_100"}`)
 	inv, _, err := s.InvocationInsert(ctx, store.Invocation{
-		OperationKey: key, SessionID: "cli-3", AgentID: "voice-agent", Tool: "email_property_manager",
-		Args: args, ArgsHash: "h", Route: mt.RouteWrite, State: mt.InvocationRunning,
+		OperationKey: key, SessionID: "cli-3", AgentID: "voice-agent", Tool: tool,
+		Args: json.RawMessage(args), ArgsHash: "h", Route: route, State: mt.InvocationRunning,
 	})
 	require.NoError(t, err)
 	_, err = s.EffectClaim(ctx, store.EffectClaimParams{
-		OperationKey: key, InvocationID: inv.ID, Tool: "email_property_manager", PayloadHash: "h",
-		Owner: "worker-1", LeaseTTL: time.Minute,
-		BeforeState: json.RawMessage(`{"kind":"ses_email","settings":{"to":"pm@demo-properties.example","subject":"s","body":"No heat"}}`),
+		OperationKey: key, InvocationID: inv.ID, Tool: tool, PayloadHash: "h",
+		Owner: "worker-1", LeaseTTL: time.Minute, BeforeState: json.RawMessage(before),
 	})
 	require.NoError(t, err)
 	_, err = s.EffectReconcile(ctx, store.EffectReconcileParams{
-		OperationKey: key, Owner: "worker-1", Status: mt.EffectNeedsReconciliation, Error: "SES did not answer",
+		OperationKey: key, Owner: "worker-1", Status: mt.EffectNeedsReconciliation, Error: "the provider did not answer",
 		Result: &mt.Observation{Status: mt.StatusPending, Summary: "held"},
-		Event:  store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:worker-1", Reason: "SES did not answer"},
+		Event:  store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:worker-1", Reason: "the provider did not answer"},
 	})
 	require.NoError(t, err)
+}
+
+// Held money leads the list even when other held effects are older.
+func TestCLIReconcileListsMoneyFirst(t *testing.T) {
+	d := startDev(t)
+	ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+	holdEmail(t, d.Store(), "cli-16:mail")
+	hold(t, d.Store(), "cli-16:refund", "issue_refund", mt.RouteGated, `{"tenant_id":"t_100","amount_cents":2500,"reason":"r"}`,
+		`{"kind":"http","settings":{"service":"sandbox","method":"POST","path":"/v1/refunds"}}`)
+
+	out, _, code := run(t, append(ops, "reconcile", "list")...)
+	require.Equal(t, 0, code, out)
+	refund, mail := strings.Index(out, "cli-16:refund"), strings.Index(out, "cli-16:mail")
+	require.NotEqual(t, -1, refund, out)
+	require.NotEqual(t, -1, mail, out)
+	require.Less(t, refund, mail, "money first, though the email is older:\n%s", out)
+
+	shown, _, code := run(t, append(ops, "reconcile", "show", "cli-16:refund")...)
+	require.Equal(t, 0, code, shown)
+	require.Regexp(t, `paged\s+manager`, shown, "the approver role paged for held money")
 }

@@ -112,6 +112,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Parallel()
 		testOutbox(t, setup)
 	})
+	t.Run("Callback", func(t *testing.T) {
+		t.Parallel()
+		testCallback(t, setup)
+	})
 }
 
 type setupFunc func(t *testing.T) (store.Store, context.Context)
