@@ -94,6 +94,10 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 		LeaseTTL:     a.cfg.LeaseTTL,
 		BeforeState:  beforeState(call),
 		Undo:         undo,
+		// The class the effect runs under, for the audit: a rollback's
+		// compensation has no admitted invocation to carry it.
+		EffectClass:    tool.Effect,
+		CatalogVersion: a.cfg.Catalog.Hash(),
 	})
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error claiming operation key: %w", err))

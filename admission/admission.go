@@ -135,7 +135,7 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, refuseInvalidArgs(tool, err)
 	}
-	key, err := operationKey(req)
+	key, err := operationKey(req, tool, hash)
 	if err != nil {
 		return Admitted{}, err
 	}
@@ -173,6 +173,11 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 		Route:        route,
 		State:        state,
 		WorkflowID:   workflows.InvocationWorkflowID(key),
+		ToolCallID:   req.ToolCallID,
+		// Frozen here, so the audit judges the call by the catalog it was
+		// admitted under whatever later catalogs say.
+		EffectClass:    tool.Effect,
+		CatalogVersion: g.cfg.Catalog.Hash(),
 	})
 	if err != nil {
 		return Admitted{}, fmt.Errorf("error recording invocation: %w", err)
@@ -270,18 +275,47 @@ func (g *Gate) start(ctx context.Context, in workflows.InvocationInput) error {
 	return nil
 }
 
-func operationKey(req Request) (string, error) {
+// derivedKeyHashLen is how much of the arguments hash a derived key
+// carries: 128 bits, so two argument sets of one tool in one session never
+// share a key by chance (and if they did, the stored hash would refuse the
+// second as a reused key rather than answer it with the first).
+const derivedKeyHashLen = 32
+
+// operationKey is the agent's key if it gave one. Otherwise it is derived
+// from what names the business effect: session, tool and canonical
+// arguments. A model that re-issues a call under a new tool-call ID names
+// the same effect and gets the first call's outcome, not a second effect.
+// The tool-call ID joins the key only where identical arguments may
+// legitimately repeat: a tool marked repeatable, and a read, which has no
+// effect to duplicate and must not answer a later lookup with an earlier
+// result.
+func operationKey(req Request, tool *tools.Tool, argsHash string) (string, error) {
 	key := req.OperationKey
-	if key == "" && req.SessionID != "" && req.ToolCallID != "" {
-		key = req.SessionID + ":" + req.ToolCallID
-	}
 	if key == "" {
-		return "", refuseBadRequest("operation_key is required (or session_id with tool_call_id, to derive one)")
+		key = req.SessionID + ":" + tool.Name + ":" + argsHash[:min(derivedKeyHashLen, len(argsHash))]
+		if repeatsByCallID(tool) {
+			if req.ToolCallID == "" {
+				return "", refuseBadRequest(fmt.Sprintf("%s may repeat with identical arguments, so tell repeats apart: give operation_key or tool_call_id", tool.Name))
+			}
+			key += ":" + req.ToolCallID
+		}
 	}
 	if !keyPattern.MatchString(key) {
-		return "", refuseBadRequest("operation_key must be 1-200 characters of letters, digits and ._:/@- and start with a letter or digit")
+		return "", refuseBadRequest("operation_key must be 1-200 characters of letters, digits and ._:/@- and start with a letter or digit" + derivedHint(req))
 	}
 	return key, nil
+}
+
+// repeatsByCallID reports whether a derived key includes the tool-call ID.
+func repeatsByCallID(tool *tools.Tool) bool {
+	return tool.Repeatable || tool.Effect == mt.EffectRead
+}
+
+func derivedHint(req Request) string {
+	if req.OperationKey != "" {
+		return ""
+	}
+	return " (derived from session_id, tool, the arguments hash and, for a repeatable tool, tool_call_id; shorten session_id or give operation_key)"
 }
 
 func (g *Gate) logRefusal(ctx context.Context, req Request, ref *Refusal) {

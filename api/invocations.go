@@ -161,6 +161,7 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 	body := apitype.Invocation{
 		InvocationID: inv.ID,
 		OperationKey: inv.OperationKey,
+		ToolCallID:   inv.ToolCallID,
 		SessionID:    inv.SessionID,
 		Tool:         inv.Tool,
 		Route:        inv.Route,

@@ -15,10 +15,14 @@ type InvokeRequest struct {
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 	// OperationKey names the business effect, chosen when the agent decides
-	// to act. Optional when ToolCallID is given: the key is then derived
-	// from the session and the tool-call ID.
+	// to act. Optional: default derived from the session, the tool and the
+	// canonical arguments' hash, so a call re-issued under a new tool-call
+	// ID names the same effect. For a read or a tool the catalog marks
+	// repeatable, the derived key also carries ToolCallID, which is then
+	// required.
 	OperationKey string `json:"operation_key,omitempty"`
-	ToolCallID   string `json:"tool_call_id,omitempty"`
+	// ToolCallID is the agent's ID for this call, kept for correlation.
+	ToolCallID string `json:"tool_call_id,omitempty"`
 	// SessionContext carries facts the agent runtime (not the model) knows
 	// about the conversation, such as the caller's number from telephony.
 	// Approval conditions read them as session.<name>.
@@ -27,14 +31,18 @@ type InvokeRequest struct {
 
 // Invocation is the API's view of one invocation.
 type Invocation struct {
-	InvocationID string             `json:"invocation_id,omitempty"`
-	OperationKey string             `json:"operation_key,omitempty"`
-	SessionID    string             `json:"session_id,omitempty"`
-	Tool         string             `json:"tool,omitempty"`
-	Route        mt.Route           `json:"route,omitempty"`
-	State        mt.InvocationState `json:"state,omitempty"`
-	ApprovalID   string             `json:"approval_id,omitempty"`
-	Observation  mt.Observation     `json:"observation"`
+	InvocationID string `json:"invocation_id,omitempty"`
+	OperationKey string `json:"operation_key,omitempty"`
+	// ToolCallID is the agent's tool-call ID of the call that created the
+	// invocation: a re-issued call answered with an earlier one's outcome
+	// shows the earlier call's ID here.
+	ToolCallID  string             `json:"tool_call_id,omitempty"`
+	SessionID   string             `json:"session_id,omitempty"`
+	Tool        string             `json:"tool,omitempty"`
+	Route       mt.Route           `json:"route,omitempty"`
+	State       mt.InvocationState `json:"state,omitempty"`
+	ApprovalID  string             `json:"approval_id,omitempty"`
+	Observation mt.Observation     `json:"observation"`
 	// Delivery is the provider's latest word on the message the call sent,
 	// once it has reported one.
 	Delivery *Delivery `json:"delivery,omitempty"`

@@ -12,7 +12,9 @@ import (
 // AuditMoneyEffects holds the money path to its promise: every effect of
 // a money-class tool traces back to a human approval of exactly its
 // payload, spent as a token, and every spent token to an effect. It reads
-// the append-only log rather than the mutable token rows for the spends.
+// the append-only log rather than the mutable token rows for the spends,
+// and judges each effect by the class frozen when it ran, flagging a tool
+// the catalog has since reclassified or dropped.
 func (l *ledger) AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error) {
 	effects, err := queryAll(ctx, l.db, scanMoneyEffect, l.query("AuditMoneyEffectList"))
 	if err != nil {
@@ -21,6 +23,11 @@ func (l *ledger) AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error) 
 	orphans, err := queryAll(ctx, l.db, scanOrphanApproval, l.query("AuditMoneyApprovalWithoutEffectList"))
 	if err != nil {
 		return nil, fmt.Errorf("error auditing money approvals: %w", err)
+	}
+
+	changed, err := queryAll(ctx, l.db, scanClassChange, l.query("AuditClassChangedList"))
+	if err != nil {
+		return nil, fmt.Errorf("error auditing reclassified tools: %w", err)
 	}
 
 	findings := []AuditFinding{}
@@ -35,6 +42,9 @@ func (l *ledger) AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error) 
 			ApprovalID:   o.ApprovalID,
 			Detail:       fmt.Sprintf("a token of approval %s was spent, but no effect was claimed for its operation key", o.ApprovalID),
 		})
+	}
+	for _, c := range changed {
+		findings = append(findings, c.finding())
 	}
 	// Stable, so one key's findings keep the order they were checked in.
 	slices.SortStableFunc(findings, func(a, b AuditFinding) int { return cmp.Compare(a.OperationKey, b.OperationKey) })
@@ -117,4 +127,51 @@ func scanOrphanApproval(row rowScanner) (orphanApproval, error) {
 	var o orphanApproval
 	err := row.Scan(&o.OperationKey, &o.Tool, &o.ApprovalID)
 	return o, err
+}
+
+// classChange is a tool whose effects ran under a class the current
+// registry no longer gives it.
+type classChange struct {
+	Tool string
+	// Frozen is the class the effects ran under; Current is the class
+	// now, empty when the tool left the catalog.
+	Frozen, Current maestrotype.Effect
+	Effects         int64
+	FirstKey        string
+	FrozenCatalog   string // one catalog version the effects ran under
+}
+
+func (c classChange) finding() AuditFinding {
+	now := fmt.Sprintf("the catalog now classifies it %s", c.Current)
+	if c.Current == "" {
+		now = "the catalog no longer has it"
+	}
+	return AuditFinding{
+		Kind:         AuditClassChanged,
+		OperationKey: c.FirstKey,
+		Tool:         c.Tool,
+		Detail: fmt.Sprintf("%d effect(s) of %s ran classified %s (catalog %s); %s, so review them by the class they ran under",
+			c.Effects, c.Tool, c.Frozen, shortVersion(c.FrozenCatalog), now),
+	}
+}
+
+// shortVersion keeps a catalog hash readable in a finding.
+func shortVersion(v string) string {
+	if v == "" {
+		return "unrecorded"
+	}
+	return v[:min(12, len(v))]
+}
+
+func scanClassChange(row rowScanner) (classChange, error) {
+	var c classChange
+	err := row.Scan(
+		&c.Tool,
+		&c.Frozen,
+		textCol{(*string)(&c.Current)},
+		&c.Effects,
+		&c.FirstKey,
+		textCol{&c.FrozenCatalog},
+	)
+	return c, err
 }

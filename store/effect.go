@@ -40,6 +40,8 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 			p.Owner,
 			leaseMillis,
 			rawJSONArg(p.BeforeState),
+			textArg(string(p.EffectClass)),
+			textArg(p.CatalogVersion),
 		))
 		switch {
 		case err == nil:

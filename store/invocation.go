@@ -21,6 +21,9 @@ func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocati
 		string(inv.Route),
 		string(inv.State),
 		textArg(inv.WorkflowID),
+		textArg(inv.ToolCallID),
+		textArg(string(inv.EffectClass)),
+		textArg(inv.CatalogVersion),
 	))
 	switch {
 	case err == nil:
@@ -106,6 +109,9 @@ func scanInvocation(row rowScanner) (Invocation, error) {
 		textCol{&inv.WorkflowID},
 		timeCol{&inv.CreatedAt},
 		timeCol{&inv.UpdatedAt},
+		textCol{&inv.ToolCallID},
+		textCol{(*string)(&inv.EffectClass)},
+		textCol{&inv.CatalogVersion},
 	)
 	return inv, err
 }

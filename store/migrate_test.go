@@ -30,6 +30,7 @@ var allMigrations = []appliedMigration{
 	{Version: 7, Name: "receipt_owner"},
 	{Version: 8, Name: "trust_boundaries"},
 	{Version: 9, Name: "agent_callbacks"},
+	{Version: 10, Name: "frozen_classification"},
 }
 
 func TestMigrate(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/store"
 )
 
 // TestToolRegistryConstraints inserts rows with raw SQL, going around the
@@ -52,6 +55,42 @@ func TestToolRegistryConstraints(t *testing.T) {
 				mutate(&r)
 				require.Error(t, exec(name, r), name)
 			}
+		})
+	}
+}
+
+// TestToolRegistryHistoryIsAppendOnly goes around the store with raw SQL
+// to prove the database itself refuses to rewrite a past classification,
+// which the audit judges past effects by.
+func TestToolRegistryHistoryIsAppendOnly(t *testing.T) {
+	t.Parallel()
+
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			open, raw := b.setup(t)
+			s := open()
+			ctx := t.Context()
+			require.NoError(t, s.Migrate(ctx))
+			require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{{
+				Name: "payments.refund", Effect: maestrotype.EffectMoney, Delivery: maestrotype.DeliveryRealSync,
+				Reversibility: maestrotype.ReversibilityIrreversible, ApproverRole: "finance",
+				ConnectorKind: "http", Owner: "payments", CatalogHash: "h1",
+			}}))
+
+			_, err := raw.ExecContext(ctx, "UPDATE tool_registry_versions SET effect = 'write'")
+			require.ErrorContains(t, err, "append-only")
+			_, err = raw.ExecContext(ctx, "DELETE FROM tool_registry_versions")
+			require.ErrorContains(t, err, "append-only")
+			if b.name == "postgres" {
+				_, err = raw.ExecContext(ctx, "TRUNCATE tool_registry_versions")
+				require.ErrorContains(t, err, "append-only")
+			}
+
+			history, err := s.ToolRegistryHistory(ctx, "payments.refund")
+			require.NoError(t, err)
+			require.Len(t, history, 1)
+			require.Equal(t, maestrotype.EffectMoney, history[0].Effect)
 		})
 	}
 }

@@ -24,8 +24,10 @@ var ErrNotMigrated = errors.New("the ledger schema is not fully migrated, and th
 
 // serviceRoleGrants gives role what the service needs in the current
 // schema and no more: every DML statement on the ledger's tables except
-// UPDATE, DELETE and TRUNCATE on approval_events, so approval history
-// cannot be rewritten even with maestro's own connections, and read-only
+// UPDATE, DELETE and TRUNCATE on approval_events and
+// tool_registry_versions, so approval history and the classifications the
+// audit judges past effects by cannot be rewritten even with maestro's own
+// connections, and read-only
 // schema_migrations. It runs as the schema's owner after every migration,
 // so tables a later migration adds are covered. Identifiers cannot be bind
 // parameters, so the role travels in a transaction-local setting and the
@@ -49,6 +51,7 @@ BEGIN
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %I TO %I', schema, svc);
     EXECUTE format('GRANT USAGE ON ALL SEQUENCES IN SCHEMA %I TO %I', schema, svc);
     EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON %I.approval_events FROM %I', schema, svc);
+    EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON %I.tool_registry_versions FROM %I', schema, svc);
     EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I.schema_migrations FROM %I', schema, svc);
 END
 $$`

@@ -52,6 +52,10 @@ func TestServiceRoleCannotRewriteApprovalHistory(t *testing.T) {
 		"TRUNCATE approval_events",
 		"ALTER TABLE approval_events DISABLE TRIGGER approval_events_append_only",
 		"DROP TRIGGER approval_events_append_only ON approval_events",
+		"UPDATE tool_registry_versions SET effect = 'read'",
+		"DELETE FROM tool_registry_versions",
+		"TRUNCATE tool_registry_versions",
+		"ALTER TABLE tool_registry_versions DISABLE TRIGGER tool_registry_versions_append_only",
 		"INSERT INTO schema_migrations (version, name) VALUES (999, 'forged')",
 		"CREATE TABLE shadow (id int)",
 	} {

@@ -82,6 +82,9 @@ type Store interface {
 
 	ToolRegistrySync(ctx context.Context, rows []ToolRegistryRow) error
 	ToolRegistryList(ctx context.Context) ([]ToolRegistryRow, error)
+	// ToolRegistryHistory returns every classification of a tool ever
+	// synced, oldest first, CatalogHash naming each one's catalog version.
+	ToolRegistryHistory(ctx context.Context, name string) ([]ToolRegistryRow, error)
 
 	RefusalInsert(ctx context.Context, r Refusal) error
 	// RefusalList returns the most recent refusals, newest first.
@@ -425,8 +428,18 @@ type Invocation struct {
 	State        maestrotype.InvocationState
 	Observation  *maestrotype.Observation // nil until finished
 	WorkflowID   string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ToolCallID is the agent's ID for the call that created the
+	// invocation, kept for correlation; it names no effect. Empty when the
+	// agent gave none.
+	ToolCallID string
+	// EffectClass and CatalogVersion are the tool's classification and the
+	// catalog's hash when the call was admitted, frozen so the audit judges
+	// the call by the rules it ran under. Empty on rows from before they
+	// were recorded.
+	EffectClass    maestrotype.Effect
+	CatalogVersion string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // ClaimOutcome is what EffectClaim decided.
@@ -462,6 +475,13 @@ type EffectClaimParams struct {
 	// database's clock at millisecond precision. It must be positive.
 	LeaseTTL    time.Duration
 	BeforeState json.RawMessage
+	// EffectClass and CatalogVersion are the tool's classification and the
+	// catalog's hash as the claimer runs it, recorded with a new claim so
+	// the audit judges an effect no invocation admitted (a compensation a
+	// rollback ran) by the rules it ran under. Optional: default unrecorded,
+	// and the audit falls back to the tool's last recorded classification.
+	EffectClass    maestrotype.Effect
+	CatalogVersion string
 	// Undo is optional: pushed atomically with a new claim (ID generated when
 	// empty, OperationKey defaulting to the claim's, Seq and Status assigned
 	// by the store). It is ignored unless the outcome is ClaimNew.
@@ -741,6 +761,11 @@ const (
 	// AuditApprovalWithoutEffect: a money token was spent but no effect was
 	// ever claimed for the request's operation key.
 	AuditApprovalWithoutEffect = "approval_without_effect"
+	// AuditClassChanged: effects of a tool ran under an effect class the
+	// current catalog no longer gives it, or the tool left the catalog.
+	// The other kinds judge each effect by its frozen class; this one
+	// tells a human the classification moved under past effects.
+	AuditClassChanged = "class_changed"
 )
 
 // AuditFinding is one divergence between money effects and approvals.

@@ -61,6 +61,7 @@ type (
 		Delivery      string            `yaml:"delivery"`
 		Reversibility string            `yaml:"reversibility"`
 		RiskTags      []string          `yaml:"risk_tags"`
+		Repeatable    bool              `yaml:"repeatable"`
 		InputSchema   yaml.Node         `yaml:"input_schema"`
 		Connector     yaml.Node         `yaml:"connector"`
 		Receipt       *receiptFile      `yaml:"receipt"`
@@ -196,6 +197,7 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 		Delivery:      maestrotype.Delivery(tf.Delivery),
 		Reversibility: maestrotype.Reversibility(tf.Reversibility),
 		RiskTags:      tf.RiskTags,
+		Repeatable:    tf.Repeatable,
 	}
 	if t.Version == 0 {
 		t.Version = 1

@@ -30,7 +30,13 @@ type Tool struct {
 	Delivery      maestrotype.Delivery
 	Reversibility maestrotype.Reversibility
 	// RiskTags are shown to approvers.
-	RiskTags    []string
+	RiskTags []string
+	// Repeatable marks a tool whose identical arguments may legitimately
+	// take effect more than once in a session (a second identical
+	// reminder, say): only then does the agent's tool-call ID join the
+	// derived operation key. Optional: default false, so a re-issued call
+	// with the same arguments names the same effect.
+	Repeatable  bool
 	InputSchema *Schema
 	Connector   Connector
 	// ReceiptFields are the receipt fields that prove a real-sync call's

@@ -48,8 +48,8 @@ func newInvokeCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&args, "args", "{}", "tool arguments as a JSON object")
 	f.StringVar(&req.SessionID, "session", "", "session (call) ID")
-	f.StringVar(&req.OperationKey, "operation-key", "", "operation key naming this business effect")
-	f.StringVar(&req.ToolCallID, "tool-call-id", "", "agent's tool-call ID; with --session, derives the operation key")
+	f.StringVar(&req.OperationKey, "operation-key", "", "operation key naming this business effect (default derived from session, tool and arguments)")
+	f.StringVar(&req.ToolCallID, "tool-call-id", "", "agent's tool-call ID, kept for correlation; joins the derived key only for reads and repeatable tools")
 	f.BoolVar(&wait, "wait", false, "poll until the invocation is final")
 	return cmd
 }

@@ -163,28 +163,119 @@ func testAuditMoneyEffects(t *testing.T, setup setupFunc) {
 		require.Equal(t, []finding{{store.AuditNoApproval, unapproved}}, got)
 	})
 
-	t.Run("FollowsTheRegistry", func(t *testing.T) {
+	t.Run("JudgesEffectsByTheirFrozenClass", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)
 		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
 
-		key := newKey()
-		settledEffect(t, ctx, s, key, sms.Name, otherArgs, maestrotype.EffectSucceeded)
+		// Each effect records the class it ran under, as the worker does.
+		moneyKey, smsKey := newKey(), newKey()
+		classifiedEffect(t, ctx, s, moneyKey, refund.Name, maestrotype.EffectMoney, "h1")
+		classifiedEffect(t, ctx, s, smsKey, sms.Name, maestrotype.EffectWrite, "h1")
 		findings, err := s.AuditMoneyEffects(ctx)
 		require.NoError(t, err)
-		require.Empty(t, findings)
+		require.Equal(t, []store.AuditFinding{{
+			Kind: store.AuditNoApproval, OperationKey: moneyKey, Tool: refund.Name,
+			Detail: "a succeeded money effect has no approval request",
+		}}, findings)
 
-		// Reclassifying a tool as money puts its past calls under audit.
+		// The next catalog swaps the classes. The refund still moved money
+		// and stays under audit; the text ran as a write and needed no
+		// approval. Both reclassifications are flagged.
+		asWrite := refund
+		asWrite.Effect, asWrite.ApproverRole, asWrite.CatalogHash = maestrotype.EffectWrite, "", "h2"
 		asMoney := sms
-		asMoney.Effect, asMoney.ApproverRole = maestrotype.EffectMoney, "comms-lead"
-		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, asMoney}))
-		findings, err = s.AuditMoneyEffects(ctx)
+		asMoney.Effect, asMoney.ApproverRole, asMoney.CatalogHash = maestrotype.EffectMoney, "comms-lead", "h2"
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{asWrite, asMoney}))
+		type finding struct{ Kind, OperationKey, Tool string }
+		kinds := func() ([]finding, []string) {
+			findings, err := s.AuditMoneyEffects(ctx)
+			require.NoError(t, err)
+			got, details := make([]finding, len(findings)), make([]string, len(findings))
+			for i, f := range findings {
+				got[i], details[i] = finding{f.Kind, f.OperationKey, f.Tool}, f.Detail
+			}
+			return got, details
+		}
+		want := []finding{
+			{store.AuditNoApproval, moneyKey, refund.Name},
+			{store.AuditClassChanged, moneyKey, refund.Name},
+			{store.AuditClassChanged, smsKey, sms.Name},
+		}
+		slices.SortStableFunc(want, func(a, b finding) int { return cmp.Compare(a.OperationKey, b.OperationKey) })
+		got, details := kinds()
+		require.Equal(t, want, got)
+		require.Contains(t, details, "1 effect(s) of payments.refund ran classified money (catalog h1); the catalog now classifies it write, so review them by the class they ran under")
+		require.Contains(t, details, "1 effect(s) of sms.send ran classified write (catalog h1); the catalog now classifies it money, so review them by the class they ran under")
+
+		// Removing the tool hides nothing either.
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{sms}))
+		want = []finding{
+			{store.AuditNoApproval, moneyKey, refund.Name},
+			{store.AuditClassChanged, moneyKey, refund.Name},
+		}
+		got, details = kinds()
+		require.Equal(t, want, got)
+		require.Contains(t, details, "1 effect(s) of payments.refund ran classified money (catalog h1); the catalog no longer has it, so review them by the class they ran under")
+	})
+
+	t.Run("AdmissionClassOutranksTheClaim", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
+
+		// Admitted as money, executed after a restart that made the tool a
+		// write: the call is judged by the class it was admitted under.
+		inv := newInvocation("ses_a")
+		inv.Tool, inv.EffectClass, inv.CatalogVersion = sms.Name, maestrotype.EffectMoney, "h0"
+		_, _, err := s.InvocationInsert(ctx, inv)
+		require.NoError(t, err)
+		classifiedEffect(t, ctx, s, inv.OperationKey, sms.Name, maestrotype.EffectWrite, "h1")
+
+		findings, err := s.AuditMoneyEffects(ctx)
+		require.NoError(t, err)
+		type finding struct{ Kind, OperationKey string }
+		got := make([]finding, len(findings))
+		for i, f := range findings {
+			got[i] = finding{f.Kind, f.OperationKey}
+		}
+		require.Equal(t, []finding{
+			{store.AuditNoApproval, inv.OperationKey},
+			{store.AuditClassChanged, inv.OperationKey},
+		}, got)
+		require.Contains(t, findings[1].Detail, "(catalog h0)")
+	})
+
+	t.Run("UnrecordedClassFallsBackToTheLastSyncedOne", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, sms}))
+		// An effect from before classes were recorded, of a tool the
+		// catalog has since dropped, is still audited as money.
+		key := newKey()
+		settledEffect(t, ctx, s, key, refund.Name, otherArgs, maestrotype.EffectSucceeded)
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{sms}))
+
+		findings, err := s.AuditMoneyEffects(ctx)
 		require.NoError(t, err)
 		require.Len(t, findings, 1)
 		require.Equal(t, store.AuditNoApproval, findings[0].Kind)
 		require.Equal(t, key, findings[0].OperationKey)
-		require.Equal(t, sms.Name, findings[0].Tool)
 	})
+}
+
+// classifiedEffect claims and settles a succeeded effect recording the
+// class it ran under, as the worker does.
+func classifiedEffect(t *testing.T, ctx context.Context, s store.Store, key, tool string, class maestrotype.Effect, catalog string) {
+	t.Helper()
+	p := claimParams("worker-a", time.Hour)
+	p.OperationKey, p.Tool, p.EffectClass, p.CatalogVersion = key, tool, class, catalog
+	res, err := s.EffectClaim(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, store.ClaimNew, res.Outcome)
+	require.NoError(t, s.EffectSettle(ctx, store.EffectSettleParams{
+		OperationKey: key, Owner: "worker-a", Status: maestrotype.EffectSucceeded,
+	}))
 }
 
 // spentApproval opens a request, approves it and spends its token.

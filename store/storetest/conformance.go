@@ -144,6 +144,9 @@ func testInvocation(t *testing.T, setup setupFunc) {
 		require.Equal(t, maestrotype.InvocationRunning, got.State)
 		require.Nil(t, got.Observation)
 		require.Equal(t, "wf_"+inv.OperationKey, got.WorkflowID)
+		require.Empty(t, got.ToolCallID)
+		require.Empty(t, got.EffectClass)
+		require.Empty(t, got.CatalogVersion)
 		requireRecent(t, got.CreatedAt)
 		requireRecent(t, got.UpdatedAt)
 
@@ -154,6 +157,28 @@ func testInvocation(t *testing.T, setup setupFunc) {
 		byKey, err := s.InvocationGetByKey(ctx, inv.OperationKey)
 		require.NoError(t, err)
 		require.Equal(t, got, byKey)
+	})
+
+	t.Run("InsertKeepsCorrelationAndFrozenClass", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		inv := newInvocation("ses_a")
+		inv.ToolCallID, inv.EffectClass, inv.CatalogVersion = "call_1", maestrotype.EffectWrite, "h1"
+		got, created, err := s.InvocationInsert(ctx, inv)
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Equal(t, "call_1", got.ToolCallID)
+		require.Equal(t, maestrotype.EffectWrite, got.EffectClass)
+		require.Equal(t, "h1", got.CatalogVersion)
+
+		// A re-issue under the same key keeps the first call's record.
+		again := inv
+		again.ToolCallID, again.CatalogVersion = "call_2", "h2"
+		dup, created, err := s.InvocationInsert(ctx, again)
+		require.NoError(t, err)
+		require.False(t, created)
+		require.Equal(t, got, dup)
 	})
 
 	t.Run("InsertKeepsCallerID", func(t *testing.T) {
@@ -1071,6 +1096,46 @@ func testToolRegistry(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.NotNil(t, got)
 		require.Empty(t, got)
+	})
+
+	t.Run("HistoryIsAppendedNeverRewritten", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{sms, refund}))
+		asWrite := refund
+		asWrite.Effect, asWrite.ApproverRole, asWrite.CatalogHash = maestrotype.EffectWrite, "", "h2"
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{asWrite}))
+		// Back to the first catalog: its version is already recorded.
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{sms, refund}))
+		require.NoError(t, s.ToolRegistrySync(ctx, nil))
+
+		got, err := s.ToolRegistryList(ctx)
+		require.NoError(t, err)
+		require.Empty(t, got, "the mirror holds the current catalog only")
+		history, err := s.ToolRegistryHistory(ctx, refund.Name)
+		require.NoError(t, err)
+		require.Equal(t, []store.ToolRegistryRow{refund, asWrite}, history, "oldest first, one row per catalog version")
+		history, err = s.ToolRegistryHistory(ctx, sms.Name)
+		require.NoError(t, err)
+		require.Equal(t, []store.ToolRegistryRow{sms}, history)
+		history, err = s.ToolRegistryHistory(ctx, "never.synced")
+		require.NoError(t, err)
+		require.Empty(t, history)
+	})
+
+	t.Run("SyncRefusesARowWithoutCatalogHash", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		require.NoError(t, s.ToolRegistrySync(ctx, []store.ToolRegistryRow{lookup}))
+		unversioned := sms
+		unversioned.CatalogHash = ""
+		err := s.ToolRegistrySync(ctx, []store.ToolRegistryRow{refund, unversioned})
+		require.ErrorContains(t, err, `"sms.send" has no catalog hash`)
+		got, err := s.ToolRegistryList(ctx)
+		require.NoError(t, err)
+		require.Equal(t, []store.ToolRegistryRow{lookup}, got)
 	})
 
 	t.Run("RefusedRowKeepsTheOldSet", func(t *testing.T) {

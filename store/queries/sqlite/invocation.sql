@@ -1,20 +1,22 @@
 -- name: InvocationInsert
 INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
-                         workflow_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                         workflow_id, tool_call_id, effect_class, catalog_version)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
-          workflow_id, created_at, updated_at;
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
 
 -- name: InvocationGet
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
-       workflow_id, created_at, updated_at
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
 FROM invocations
 WHERE id = $1;
 
 -- name: InvocationGetByKey
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
-       workflow_id, created_at, updated_at
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
 FROM invocations
 WHERE operation_key = $1;
 
@@ -31,7 +33,8 @@ WHERE id = $1;
 -- name: InvocationListBySession
 -- rowid breaks ties within a millisecond in insertion order.
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
-       workflow_id, created_at, updated_at
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
 FROM invocations
 WHERE session_id = $1
 ORDER BY created_at, rowid;
@@ -46,7 +49,8 @@ WHERE id = $1 AND state IN ('running', 'awaiting_approval');
 -- name: InvocationListOpen
 -- Invocations not yet final whose row has not changed for $1 milliseconds.
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
-       workflow_id, created_at, updated_at
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
 FROM invocations
 WHERE state IN ('running', 'awaiting_approval')
   AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', (-$1 / 1000.0) || ' seconds')
