@@ -47,7 +47,7 @@ func (p Path) expected(performsEffect bool) Outcome {
 	case Rejected:
 		return Outcome{mt.StatusError, mt.CodeProviderRejected}
 	case AuthFailure:
-		return Outcome{mt.StatusError, mt.CodeProviderAuth}
+		return Outcome{mt.StatusError, mt.CodeMisconfigured}
 	case InvalidArgs:
 		return Outcome{mt.StatusError, mt.CodeInvalidArgs}
 	default: // Unreachable: retried, then given up on
