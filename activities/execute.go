@@ -64,6 +64,9 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 		}
 		return a.finish(ctx, in, mt.InvocationFailed, failureObservation(tool, in, ce))
 	}
+	if res.Empty {
+		return a.finish(ctx, in, mt.InvocationSucceeded, nothingFoundObservation(tool, in, res.Payload))
+	}
 	wording := a.successWording(ctx, tool, in, nil, res.Payload, fallbackReadWording)
 	obs := observation.Success("Looked up "+tool.Name, wording, res.Payload, nil, source(tool, in))
 	return a.finish(ctx, in, mt.InvocationSucceeded, obs)

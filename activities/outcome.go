@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/maestro-run/maestro/connectors"
@@ -34,20 +35,25 @@ func failureObservation(tool *tools.Tool, in workflows.ExecuteInput, ce *connect
 		wording = "I wasn't able to do that."
 	}
 	f := observation.Failure{Wording: wording}
-	switch ce.Class {
-	case connectors.ClassAuth:
-		f.Code = mt.CodeProviderAuth
-		f.Summary = fmt.Sprintf("%s refused maestro's credentials; nothing was done", ce.Provider)
-		f.RootCause = ce.Error()
-		f.Remediation = "Tell the person it was not done. An operator must fix the provider credentials."
-		f.StopCondition = "Do not retry: every call will fail until the credentials are fixed."
-	case connectors.ClassRejected, connectors.ClassInvalid:
+	switch {
+	case ce.Misconfigured():
+		// Maestro's fault, not the model's: telling the agent to fix its
+		// arguments would send it guessing at a problem it cannot see.
+		f.Code = mt.CodeMisconfigured
+		f.Summary = fmt.Sprintf("%s could not be done because of maestro's own configuration; nothing was done", tool.Name)
+		if ce.Class == connectors.ClassAuth {
+			f.Summary = fmt.Sprintf("%s refused maestro's credentials; nothing was done", providerName(ce))
+		}
+		f.RootCause = ce.Error() + ". This is a fault in maestro's configuration, not in the call's arguments; an operator must fix it."
+		f.Remediation = "Tell the person you can't do this right now and hand over to a human."
+		f.StopCondition = "Do not retry or change arguments: every call of this tool fails until an operator fixes the configuration."
+	case ce.Class == connectors.ClassRejected:
 		f.Code = mt.CodeProviderRejected
 		f.Summary = fmt.Sprintf("%s refused the request; nothing was done", ce.Provider)
 		f.RootCause = ce.Error()
 		f.Remediation = "Correct the argument the provider named and call again with a new operation key."
 		f.StopCondition = "Stop if the corrected call is refused too; tell the person it was not done."
-	case connectors.ClassFailed:
+	case ce.Class == connectors.ClassFailed:
 		f.Code = mt.CodeNotDelivered
 		f.Summary = fmt.Sprintf("%s did not go through: %s reported it failed", tool.Name, ce.Provider)
 		f.RootCause = ce.Error()
@@ -84,4 +90,33 @@ func keyReusedObservation(tool *tools.Tool, in workflows.ExecuteInput) mt.Observ
 		Remediation:   "Use a new operation key for a new effect.",
 		StopCondition: "Do not retry with this key.",
 	}, source(tool, in))
+}
+
+func providerName(ce *connectors.Error) string {
+	if ce.Provider == "" {
+		return "the provider"
+	}
+	return ce.Provider
+}
+
+// nothingFoundObservation answers a lookup that found nothing: the call
+// worked, so it is not an error, and a bare success would leave the agent
+// to guess whether an empty answer means "no such thing" or "look again".
+func nothingFoundObservation(tool *tools.Tool, in workflows.ExecuteInput, payload []byte) mt.Observation {
+	return observation.Warning(observation.Failure{
+		Code:          mt.CodeNothingFound,
+		Summary:       fmt.Sprintf("%s found nothing for these arguments", tool.Name),
+		RootCause:     "The lookup worked and the provider holds nothing matching the arguments given; most often an ID was misheard or mistyped.",
+		Remediation:   "Check the ID or details with the caller (read them back) and look up again with the corrected value.",
+		StopCondition: "Stop after a second lookup with the caller's confirmed details finds nothing: tell the person you could not find it and offer to hand over to a human.",
+		Wording:       "I couldn't find anything under those details. Could you check them for me?",
+		Payload:       jsonPayload(payload),
+	}, source(tool, in))
+}
+
+func jsonPayload(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(b)
 }

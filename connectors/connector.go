@@ -48,6 +48,9 @@ type Result struct {
 	Receipt *maestrotype.Receipt
 	// Payload is the provider's response, as returned to the agent.
 	Payload json.RawMessage
+	// Empty is set on a read that found nothing: see HTTP.Do for what that
+	// means for the HTTP connector.
+	Empty bool
 }
 
 // Connector performs calls of one kind.

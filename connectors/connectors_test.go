@@ -212,3 +212,66 @@ func TestOnlyTheCatalogsProvidersNeedCredentials(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []connectors.Kind{connectors.KindPage, connectors.KindSESEmail, connectors.KindTwilioSMS}, set.Kinds())
 }
+
+// A read that finds nothing is an answer, not a failure: 404, or 2xx with
+// nothing in it. Anything else the service holds is found.
+func TestHTTPReadThatFindsNothingIsEmpty(t *testing.T) {
+	t.Parallel()
+	get := func(path string) connectors.Call {
+		return connectors.Call{Kind: connectors.KindHTTP, Settings: map[string]string{"service": "sandbox", "method": "GET", "path": path}}
+	}
+	s, set := setup(t)
+
+	res, err := set.Do(t.Context(), get("/v1/tenants/t_999"))
+	require.NoError(t, err, "a 404 on a read is not an error")
+	require.True(t, res.Empty)
+	require.Contains(t, string(res.Payload), "No such tenant")
+
+	res, err = set.Do(t.Context(), get("/v1/tenants/t_100"))
+	require.NoError(t, err)
+	require.False(t, res.Empty)
+
+	for body, empty := range map[string]bool{
+		`null`: true, `[]`: true, `{}`: true, `{"object":"list","data":[]}`: true,
+		`[{"id":"t_1"}]`: false, `{"id":"t_1"}`: false, `{"object":"list","data":[{"id":"t_1"}]}`: false, `0`: false,
+	} {
+		require.NoError(t, s.Sandbox.Faults().Add(fault.Rule{Action: fault.Respond, Status: 200, Body: body}))
+		res, err := set.Do(t.Context(), get("/v1/tenants/t_100"))
+		require.NoError(t, err, body)
+		require.Equal(t, empty, res.Empty, body)
+	}
+
+	// A write answered 404 stays a refusal: only a lookup finds nothing.
+	require.NoError(t, s.Sandbox.Faults().Add(fault.Rule{Action: fault.Fail, Status: http.StatusNotFound}))
+	_, err = set.Do(t.Context(), woCall)
+	require.Equal(t, connectors.ClassRejected, connectors.AsError(err).Class)
+}
+
+// Failures of maestro's own configuration are told apart from the call's:
+// no argument can fix them.
+func TestMisconfigurationIsMaestrosNotTheCalls(t *testing.T) {
+	t.Parallel()
+	s, set := setup(t)
+	unknown := woCall
+	unknown.Settings = map[string]string{"service": "backoffice", "method": "POST", "path": "/v1/work_orders"}
+	_, err := set.Do(t.Context(), unknown)
+	ce := connectors.AsError(err)
+	require.True(t, ce.Misconfigured(), ce.Error())
+	require.Contains(t, ce.Error(), `"backoffice" is not configured`)
+
+	missing := smsCall
+	missing.Settings = map[string]string{"to": "+14155550100"}
+	_, err = set.Do(t.Context(), missing)
+	require.True(t, connectors.AsError(err).Misconfigured())
+
+	_, err = set.Do(t.Context(), connectors.Call{Kind: "fax"})
+	require.True(t, connectors.AsError(err).Misconfigured())
+
+	require.NoError(t, s.Sandbox.Faults().Add(fault.Rule{Action: fault.Fail, Status: http.StatusUnauthorized}))
+	_, err = set.Do(t.Context(), woCall)
+	require.True(t, connectors.AsError(err).Misconfigured(), "a refusal of maestro's credentials")
+
+	require.NoError(t, s.Sandbox.Faults().Add(fault.Rule{Action: fault.Fail, Status: http.StatusUnprocessableEntity}))
+	_, err = set.Do(t.Context(), woCall)
+	require.False(t, connectors.AsError(err).Misconfigured(), "a refusal of the call's arguments")
+}

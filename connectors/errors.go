@@ -25,7 +25,9 @@ const (
 	// validation error) before acting; retrying the same request cannot
 	// succeed.
 	ClassRejected Class = "rejected"
-	// ClassInvalid: the call could not be built; nothing was sent.
+	// ClassInvalid: the call could not be built from maestro's own
+	// configuration (an HTTP service or connector kind nobody configured,
+	// a connector setting that is missing); nothing was sent.
 	ClassInvalid Class = "invalid"
 	// ClassFailed: the provider answered 2xx with a status that says the
 	// effect failed (a Twilio message "failed", an HTTP service's
@@ -67,6 +69,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // happened.
 func (e *Error) Retryable() bool {
 	return e.Class == ClassUnreachable
+}
+
+// Misconfigured reports whether the failure is maestro's own doing rather
+// than the call's: the provider refused maestro's credentials, or maestro
+// has no configuration to send the call with. No change of arguments can
+// make such a call succeed.
+func (e *Error) Misconfigured() bool {
+	return e.Class == ClassAuth || e.Class == ClassInvalid
 }
 
 // AsError extracts a classified error, treating anything unclassified as an

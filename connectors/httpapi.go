@@ -49,6 +49,11 @@ func NewHTTP(cfg HTTPConfig) *HTTP {
 
 // Do performs one request. Settings: service, method, path, and optionally
 // id_field / status_field naming the receipt fields in the response.
+//
+// A GET finds nothing (Result.Empty) when the service answers 404, or 2xx
+// with null, an empty array, an empty object, or a list envelope whose
+// "data" array is empty ({"object":"list","data":[]}, as Stripe-style APIs
+// list).
 func (h *HTTP) Do(ctx context.Context, call Call) (Result, error) {
 	req, provider, err := h.build(ctx, call)
 	if err != nil {
@@ -71,6 +76,16 @@ func (h *HTTP) Do(ctx context.Context, call Call) (Result, error) {
 		// reason to send again.
 		return Result{}, &Error{Class: ClassUnknown, Provider: provider, HTTPStatus: resp.StatusCode, ProviderCode: errorType(body), Message: errorMessage(body)}
 	}
+	if req.Method == http.MethodGet && resp.StatusCode == http.StatusNotFound {
+		// A lookup of something the service does not hold: an answer,
+		// not a failure, and the agent needs a next step rather than an
+		// error to retry.
+		res := Result{Empty: true}
+		if json.Valid(body) {
+			res.Payload = body
+		}
+		return res, nil
+	}
 	if resp.StatusCode >= 300 {
 		return Result{}, &Error{Class: classifyStatus(resp.StatusCode), Provider: provider, HTTPStatus: resp.StatusCode, ProviderCode: errorType(body), Message: errorMessage(body)}
 	}
@@ -78,7 +93,9 @@ func (h *HTTP) Do(ctx context.Context, call Call) (Result, error) {
 		return Result{}, &Error{Class: ClassUnknown, Provider: provider, HTTPStatus: resp.StatusCode, Message: "response is not JSON"}
 	}
 	res := Result{Payload: body}
-	if req.Method != http.MethodGet {
+	if req.Method == http.MethodGet {
+		res.Empty = emptyJSON(body)
+	} else {
 		receipt, err := httpReceipt(provider, call, body)
 		if err != nil {
 			return Result{}, err
@@ -200,4 +217,26 @@ func errorMessage(body []byte) string {
 		return e.Error.Message + " (param: " + e.Error.Param + ")"
 	}
 	return e.Error.Message
+}
+
+// emptyJSON reports whether a read's 2xx body holds nothing: null, [], {},
+// or a list envelope with an empty "data" array.
+func emptyJSON(body []byte) bool {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return false
+	}
+	switch t := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(t) == 0
+	case map[string]any:
+		if len(t) == 0 {
+			return true
+		}
+		data, ok := t["data"].([]any)
+		return ok && len(data) == 0
+	}
+	return false
 }

@@ -274,6 +274,9 @@ func (d *Daemon) connectors() (connectors.Set, error) {
 		d.standins = set
 		p = Providers{Twilio: set.TwilioConfig(), SES: set.SESConfig(), HTTP: set.HTTPServices()}
 	}
+	if err := checkHTTPServices(d.Catalog, p.HTTP); err != nil {
+		return nil, err
+	}
 	if d.publicURL != "" {
 		p.Twilio.StatusCallback = api.TwilioStatusCallbackURL(d.publicURL)
 	}

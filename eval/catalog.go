@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -11,7 +13,28 @@ import (
 // that the transcript rules dispatch only to such tools. An empty result
 // means the catalog passes.
 func FenceCatalog(c *tools.Catalog) []Violation {
-	return fenceCatalog(c.Tools(), c.PostCall())
+	var offered []string
+	for _, a := range c.Agents() {
+		offered = append(offered, a.Allowed()...)
+	}
+	return append(fenceCatalog(c.Tools(), c.PostCall()), FenceOffered(c.Tools(), offered)...)
+}
+
+// FenceOffered checks the tools on some agent's allowlist (offered) for
+// what a model needs to choose them: a description that opens by saying
+// when to call the tool. Tools no agent may call, such as compensations
+// run by rollback, are not offered to a model and are not checked.
+func FenceOffered(ts []*tools.Tool, offered []string) []Violation {
+	var out []Violation
+	for _, t := range ts {
+		if !slices.Contains(offered, t.Name) || tools.PrescribesWhen(t.Description) {
+			continue
+		}
+		f := &findings{tool: t.Name}
+		f.add(RuleDescriptionNotPrescriptive, "description %q does not say when to call the tool: open with one of %q", t.Description, tools.WhenOpenings)
+		out = append(out, f.list...)
+	}
+	return out
 }
 
 // fenceCatalog is FenceCatalog over parts, so the fence can be shown to

@@ -52,6 +52,10 @@ const (
 	// that cannot prove it happened: missing, not real-sync, performing
 	// nothing a provider can confirm, or declaring no receipt fields.
 	RulePostCallWithoutReceipt Rule = "post-call-without-receipt"
+	// RuleDescriptionNotPrescriptive: a tool an agent may call has a
+	// description that does not open by saying when to call it, so the
+	// model chooses it by guesswork (see tools.PrescribesWhen).
+	RuleDescriptionNotPrescriptive Rule = "description-not-prescriptive"
 )
 
 // Violation is one way one tool breaks the fence.

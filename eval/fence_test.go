@@ -182,3 +182,23 @@ func TestFenceLetsAcceptedReceiptsSaySent(t *testing.T) {
 	workOrder.Wording.Success = tmpl("Work order {{.Receipt.ID}} was received by maintenance.")
 	require.Empty(t, eval.Fence([]*tools.Tool{workOrder}))
 }
+
+// A tool a model is offered must open its description with when to call
+// it; a compensation no agent may call is spared.
+func TestFenceBitesOnADescriptionThatDoesNotSayWhen(t *testing.T) {
+	t.Parallel()
+	good := honestSMS()
+	good.Description = "Call when the caller asks for a text."
+	bad := honestSMS()
+	bad.Name = "bad_tool"
+	bad.Description = "Sends a text message."
+	undo := honestSMS()
+	undo.Name = "unsend"
+	undo.Description = "Undoes send_sms. Run by rollback."
+
+	require.Empty(t, eval.FenceOffered([]*tools.Tool{good, undo}, []string{"send_sms"}))
+	violations := eval.FenceOffered([]*tools.Tool{good, bad, undo}, []string{"send_sms", "bad_tool"})
+	require.Len(t, violations, 1)
+	require.Equal(t, "bad_tool", violations[0].Tool)
+	require.Equal(t, eval.RuleDescriptionNotPrescriptive, violations[0].Rule)
+}

@@ -31,7 +31,6 @@ const (
 	CodeNotFound            Code = "not_found"
 	CodeProviderRejected    Code = "provider_rejected"
 	CodeProviderUnavailable Code = "provider_unavailable"
-	CodeProviderAuth        Code = "provider_auth_failed"
 	CodeOutcomeUnknown      Code = "outcome_unknown"
 	CodeInProgress          Code = "in_progress"
 	CodeAwaitingApproval    Code = "awaiting_approval"
@@ -67,6 +66,15 @@ const (
 	// CodeDeliveryFailed: a message the provider accepted, and the agent
 	// was told was sent, ended undelivered, failed or canceled.
 	CodeDeliveryFailed Code = "delivery_failed"
+
+	// CodeNothingFound: a lookup ran and found nothing. It is a warning:
+	// the call worked, and the agent needs a next step, not a retry.
+	CodeNothingFound Code = "nothing_found"
+	// CodeMisconfigured: the call failed because of maestro's own
+	// configuration (credentials the provider refused, a service or
+	// connector setting nobody configured). No argument the agent chooses
+	// can fix it, so it stops and hands over.
+	CodeMisconfigured Code = "maestro_misconfigured"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

@@ -24,6 +24,12 @@ func Error(f Failure, src *mt.Source) mt.Observation {
 	return problem(mt.StatusError, f, src)
 }
 
+// Warning builds a warning observation: the call worked, and what it found
+// calls for a next step rather than a plain success.
+func Warning(f Failure, src *mt.Source) mt.Observation {
+	return problem(mt.StatusWarning, f, src)
+}
+
 // Pending builds a pending observation: nothing is claimed yet.
 func Pending(f Failure, src *mt.Source) mt.Observation {
 	return problem(mt.StatusPending, f, src)

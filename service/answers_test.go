@@ -129,7 +129,7 @@ func expected(provider, row string, phase fault.Phase) want {
 		// effect stands and nothing doubles it.
 		return failed(mt.CodeProviderRejected, after)
 	case "401", "403":
-		return failed(mt.CodeProviderAuth, after)
+		return failed(mt.CodeMisconfigured, after)
 	case "2xx with failure status":
 		return failed(mt.CodeNotDelivered, after)
 	}

@@ -119,7 +119,7 @@ func TestProviderAuthFailureIsNotRetried(t *testing.T) {
 	resp, err := e.invoke("escalate_to_human", e.key("page"), pageArgs)
 	require.NoError(t, err)
 	require.Equal(t, mt.InvocationFailed, resp.State)
-	require.Equal(t, mt.CodeProviderAuth, resp.Observation.Code)
+	require.Equal(t, mt.CodeMisconfigured, resp.Observation.Code)
 	require.Contains(t, resp.Observation.NextActions.StopCondition, "Do not retry")
 	require.Zero(t, e.standins.Twilio.CountMessages())
 }

@@ -155,6 +155,17 @@ func (c Connector) ProofFields() []string {
 	return slices.Clone(kinds[c.Kind].proof)
 }
 
+// HTTPService returns the service an HTTP connector calls, or "".
+func (c Connector) HTTPService() string {
+	if c.Kind != KindHTTP {
+		return ""
+	}
+	if s, ok := c.Settings["service"]; ok && s != nil {
+		return s.String()
+	}
+	return ""
+}
+
 // ConnectorCall is a tool's connector call rendered for one invocation:
 // everything the connector needs, with no templates left.
 type ConnectorCall struct {

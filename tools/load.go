@@ -160,6 +160,7 @@ func Load(data []byte) (*Catalog, error) {
 	v.sessionFacts()
 	v.tools(rows)
 	v.agents()
+	v.descriptions(rows)
 	v.operators()
 	v.uniqueKeys()
 	v.postCall()

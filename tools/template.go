@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -102,6 +103,18 @@ func (t *Template) References(root string) bool {
 		}
 	}
 	return false
+}
+
+// ReceiptPaths lists the receipt fields the template reads, each as its
+// path below .Receipt: [ID], [Status], [Fields message_sid].
+func (t *Template) ReceiptPaths() [][]string {
+	var out [][]string
+	for _, path := range t.paths() {
+		if path[0] == "Receipt" && len(path) > 1 {
+			out = append(out, slices.Clone(path[1:]))
+		}
+	}
+	return out
 }
 
 // literal reports whether the template has no actions, so its source is

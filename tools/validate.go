@@ -508,6 +508,23 @@ func (v *validator) agents() {
 	}
 }
 
+// descriptions requires every tool an agent may call to say when to call
+// it. A tool no agent may call (a compensation run only by rollback) is
+// never offered to a model, so its description is for people.
+func (v *validator) descriptions(rows []toolRow) {
+	for _, r := range rows {
+		t := r.tool
+		if !v.agentFacing(t.Name) || strings.TrimSpace(t.Description) == "" || PrescribesWhen(t.Description) {
+			continue
+		}
+		v.p.add(r.row, "description", "must say when to call the tool: begin with one of %s and name the condition, got %q", whenOpeningList(), t.Description)
+	}
+}
+
+func (v *validator) agentFacing(tool string) bool {
+	return slices.ContainsFunc(v.c.agents, func(a *Agent) bool { return a.Allows(tool) })
+}
+
 func (v *validator) operators() {
 	p := v.p
 	ids := make(map[string]bool)

@@ -39,7 +39,7 @@ tools:
     connector: {kind: http, service: api, method: GET, path: "/tenants/{{pathescape .Args.id}}"}
     wording: {success: "Here is the tenant.", failure: "I couldn't find the tenant."}
   - name: notify
-    description: Call to text someone.
+    description: Call when someone must get a text.
     owner: team
     effect: write
     delivery: real-sync
@@ -53,7 +53,7 @@ tools:
       pending: "I've asked a manager to approve it."
       failure: "I couldn't send it."
   - name: book
-    description: Call to book a visit.
+    description: Call when the tenant wants a visit booked.
     owner: team
     effect: write
     delivery: real-sync
@@ -75,7 +75,7 @@ tools:
     approval: {approver_role: manager, timeout: 1h}
     wording: {success: "Booking {{.Receipt.ID}} is cancelled.", pending: "Waiting for a manager.", failure: "I couldn't cancel it."}
   - name: refund
-    description: Call to refund a tenant.
+    description: Call only when a tenant is owed money.
     owner: billing
     effect: money
     delivery: real-sync
@@ -86,7 +86,7 @@ tools:
     approval: {approver_role: manager, timeout: 30m, on_timeout: timed_out}
     wording: {success: "Refund {{.Receipt.ID}} is {{.Receipt.Status}}.", pending: "A manager will review it.", failure: "I couldn't refund it."}
   - name: note
-    description: Call to leave a message for the team.
+    description: Call when the tenant wants to leave a message for the team.
     owner: team
     effect: write
     delivery: record-deferred
@@ -267,8 +267,14 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			d.sub("note", "wording")["success"] = "Your message has been delivered to the team."
 		}, `tools[5] "note"`, "wording.success"},
 		{"deferred description promises delivery", func(d catalogDoc) {
-			d.tool("note")["description"] = "Call to leave a message; it notifies the team."
+			d.tool("note")["description"] = "Call when the tenant wants to leave a message; it notifies the team."
 		}, `tools[5] "note"`, "description"},
+		{"agent-facing description says what, not when", func(d catalogDoc) {
+			d.tool("lookup")["description"] = "Looks up a tenant."
+		}, `tools[0] "lookup"`, "description"},
+		{"agent-facing description opens with a condition and stops", func(d catalogDoc) {
+			d.tool("notify")["description"] = "Call when "
+		}, `tools[1] "notify"`, "description"},
 		{"failure wording promises delivery", func(d catalogDoc) {
 			d.sub("notify", "wording")["failure"] = "Twilio hiccuped but the text was delivered."
 		}, `tools[1] "notify"`, "wording.failure"},
@@ -433,6 +439,22 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			require.Failf(t, "refusal does not name the row and field", "want %s: %s, got:\n%v", tc.row, tc.field, err)
 		})
 	}
+}
+
+// Only a tool an agent may call is offered to a model: a compensation run
+// by rollback alone may describe itself for people.
+func TestDescriptionRuleSparesToolsNoAgentCalls(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	require.Equal(t, "Undoes book.", d.tool("unbook")["description"])
+	for _, desc := range []string{"Call when x.", "Call only when x.", "Call if x.", "Call only if x.", "Use when x.", "Use only when x."} {
+		require.True(t, tools.PrescribesWhen(desc), desc)
+	}
+	for _, desc := range []string{"Call to book a visit.", "call when x.", "Books a visit when asked.", "Use when"} {
+		require.False(t, tools.PrescribesWhen(desc), desc)
+	}
+	_, err := tools.Load([]byte(minimalCatalog))
+	require.NoError(t, err)
 }
 
 func TestTemplatesMayReadWhatIsAlwaysPresent(t *testing.T) {

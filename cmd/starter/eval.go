@@ -98,12 +98,14 @@ func newEvalRecoveryCmd() *cobra.Command {
 	var jsonPath string
 	cmd := &cobra.Command{
 		Use:   "recovery [--json OUT]",
-		Short: "Grade every error path of every connector; exit 3 unless pass^3 is 1.0",
-		Long: "recovery drives a call down every error path (unreachable, timeout, 4xx, 5xx, auth\n" +
-			"failure, invalid args) of every connector kind, through admission, the invocation\n" +
-			"workflow, the ledger and the real connectors against local stand-ins with injected\n" +
-			"faults, three times each, and grades the observation the agent gets. It needs no\n" +
-			"services: the ledger is a throwaway SQLite file.",
+		Short: "Grade the success path and every error path of every connector; exit 3 unless pass^3 is 1.0",
+		Long: "recovery drives a call down the success path and every error path (unreachable, timeout,\n" +
+			"4xx, 5xx, auth failure, invalid args) of every connector kind, through admission, the\n" +
+			"invocation workflow, the ledger and the real connectors against local stand-ins with\n" +
+			"injected faults, three times each, and grades the observation the agent gets: a success\n" +
+			"must carry its source and, for a real-sync tool, its receipt, stay within the payload cap\n" +
+			"and word what the receipt says. Latency (p50/p95) is reported beside the pass rate, per\n" +
+			"tool and path. It needs no services: the ledger is a throwaway SQLite file.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "maestro-grader-")

@@ -131,6 +131,18 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			"to fix: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
 		},
 	}, {
+		// Every call of the sandbox's tools would fail, and the agent
+		// would be blamed for a fault of maestro's configuration.
+		name:    "HTTP service the catalog names has no URL",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_HTTP_SERVICE_SANDBOX_URL="}
+		},
+		want: []string{
+			`error configuring the connectors: the catalog names HTTP service "sandbox" (tools cancel_refund, cancel_work_order, create_work_order, delete_tenant_account, issue_refund, lookup_tenant), which has no configured URL: set MAESTRO_HTTP_SERVICE_SANDBOX_URL`,
+			"to fix: set TWILIO_ACCOUNT_SID",
+		},
+	}, {
 		name:    "PostgreSQL unreachable",
 		catalog: demo,
 		want: []string{

@@ -69,7 +69,8 @@ func (l *launcher) only() (workflows.InvocationInput, error) {
 // once drives one call of target down path on fresh stand-ins and returns
 // what the agent was told, with what the providers hold afterwards.
 func (g *grader) once(ctx context.Context, target Target, path Path, run int, expected Outcome) (Graded, error) {
-	graded := Graded{Expected: expected}
+	tool, _ := g.catalog.Tool(target.Tool) // checked by Run
+	graded := Graded{Expected: expected, Tool: tool}
 
 	set, err := standin.Start()
 	if err != nil {
@@ -89,9 +90,11 @@ func (g *grader) once(ctx context.Context, target Target, path Path, run int, ex
 		return Graded{}, fmt.Errorf("error building connectors: %w", err)
 	}
 
+	start := time.Now()
 	obs, err := g.call(ctx, conns, target, a.args, callID(target, path, run))
+	graded.Latency = time.Since(start)
 	if err != nil {
-		return Graded{}, err
+		return graded, err
 	}
 	graded.Observation = obs
 	graded.Effects = effects(set)

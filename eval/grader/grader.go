@@ -78,6 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Paths = append(rep.Paths, g.path(ctx, target, path))
 		}
 	}
+	rep.LatencyByPath = latencyByPath(rep.Paths)
 	return rep, nil
 }
 
@@ -87,7 +88,7 @@ func (g *grader) path(ctx context.Context, target Target, path Path) PathResult 
 	res := PathResult{Connector: target.Connector, Tool: target.Tool, Path: path, Expected: path.expected(tool.Connector.PerformsEffect())}
 	for n := 1; n <= g.cfg.Runs; n++ {
 		graded, err := g.once(ctx, target, path, n, res.Expected)
-		run := RunResult{Status: graded.Observation.Status, Code: graded.Observation.Code}
+		run := RunResult{Status: graded.Observation.Status, Code: graded.Observation.Code, LatencyMS: millis(graded.Latency)}
 		if err != nil {
 			// A run that produced no observation at all is the worst
 			// failure: the agent would be told nothing.
@@ -97,5 +98,6 @@ func (g *grader) path(ctx context.Context, target Target, path Path) PathResult 
 		}
 		res.Results = append(res.Results, run)
 	}
+	res.Latency = latencyOf(res.Results)
 	return res
 }

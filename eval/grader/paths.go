@@ -12,10 +12,15 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// Path is one way a call can go wrong.
+// Path is one way a call can go: the success path, or one way it can go
+// wrong.
 type Path string
 
 const (
+	// Success: every provider answers as it should. Graded so that a
+	// success the agent repeats to a person is proven, not merely not an
+	// error.
+	Success     Path = "success"
 	Unreachable Path = "unreachable"
 	Timeout     Path = "timeout"
 	Rejected    Path = "4xx"
@@ -24,8 +29,9 @@ const (
 	InvalidArgs Path = "invalid args"
 )
 
-// Paths are every error path, in the order they are reported.
-var Paths = []Path{Unreachable, Timeout, Rejected, Unavailable, AuthFailure, InvalidArgs}
+// Paths are the success path and every error path, in the order they are
+// reported.
+var Paths = []Path{Success, Unreachable, Timeout, Rejected, Unavailable, AuthFailure, InvalidArgs}
 
 // Outcome is the status and code an observation must carry.
 type Outcome struct {
@@ -39,6 +45,8 @@ type Outcome struct {
 // nothing either way, so it is an error.
 func (p Path) expected(performsEffect bool) Outcome {
 	switch p {
+	case Success:
+		return Outcome{Status: mt.StatusSuccess}
 	case Timeout, Unavailable:
 		if performsEffect {
 			return Outcome{mt.StatusPending, mt.CodeOutcomeUnknown}
@@ -47,7 +55,7 @@ func (p Path) expected(performsEffect bool) Outcome {
 	case Rejected:
 		return Outcome{mt.StatusError, mt.CodeProviderRejected}
 	case AuthFailure:
-		return Outcome{mt.StatusError, mt.CodeProviderAuth}
+		return Outcome{mt.StatusError, mt.CodeMisconfigured}
 	case InvalidArgs:
 		return Outcome{mt.StatusError, mt.CodeInvalidArgs}
 	default: // Unreachable: retried, then given up on
@@ -73,6 +81,8 @@ type arrangement struct {
 func (p Path) arrange(a *arrangement) error {
 	faults := a.target.Provider.faults(a.set)
 	switch p {
+	case Success:
+		// Nothing to arrange: fresh stand-ins answer as the providers do.
 	case Unreachable:
 		url, err := closedPort()
 		if err != nil {

@@ -14,6 +14,8 @@ type RunResult struct {
 	Status     mt.Status   `json:"status"`
 	Code       mt.Code     `json:"code"`
 	Violations []Violation `json:"violations,omitempty"`
+	// LatencyMS is how long the run took, admission to final observation.
+	LatencyMS float64 `json:"latency_ms"`
 }
 
 // Passed reports whether the run broke no rule.
@@ -26,6 +28,8 @@ type PathResult struct {
 	Path      Path        `json:"path"`
 	Expected  Outcome     `json:"expected"`
 	Results   []RunResult `json:"runs"`
+	// Latency is over this tool's runs of this path.
+	Latency Latency `json:"latency"`
 }
 
 // Passed reports pass^k: every run passed, not merely most.
@@ -42,6 +46,8 @@ func (p PathResult) Passed() bool {
 type Report struct {
 	Runs  int          `json:"runs_per_path"`
 	Paths []PathResult `json:"paths"`
+	// LatencyByPath pools every tool's runs of each path.
+	LatencyByPath []PathLatency `json:"latency_by_path"`
 }
 
 // PassRate is the share of paths that passed every run: pass^k over the
@@ -62,7 +68,7 @@ func (r *Report) PassRate() float64 {
 // WriteTable prints one line per path and the pass^k figure.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "CONNECTOR\tTOOL\tPATH\tEXPECTED\tRUNS\tPASS^%d\tDETAIL\n", r.Runs)
+	fmt.Fprintf(tw, "CONNECTOR\tTOOL\tPATH\tEXPECTED\tRUNS\tPASS^%d\tP50\tP95\tDETAIL\n", r.Runs)
 	passed := 0
 	for _, p := range r.Paths {
 		verdict := "FAIL"
@@ -70,11 +76,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 			verdict = "PASS"
 			passed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\n", p.Connector, p.Tool, p.Path,
-			p.Expected.Status, p.Expected.Code, p.runs(), verdict, p.firstViolation())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Connector, p.Tool, p.Path,
+			p.Expected, p.runs(), verdict, ms(p.Latency.P50MS), ms(p.Latency.P95MS), p.firstViolation())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, l := range r.LatencyByPath {
+		if _, err := fmt.Fprintf(w, "latency %s: p50 %s, p95 %s\n", l.Path, ms(l.P50MS), ms(l.P95MS)); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "pass^%d = %.2f\ngrader: %d passed, %d failed\n", r.Runs, r.PassRate(), passed, len(r.Paths)-passed)
 	return err
@@ -101,4 +112,17 @@ func (p PathResult) firstViolation() string {
 		}
 	}
 	return ""
+}
+
+// String is the outcome as the table shows it: status/code, or the status
+// alone when no code is due.
+func (o Outcome) String() string {
+	if o.Code == "" {
+		return string(o.Status)
+	}
+	return string(o.Status) + "/" + string(o.Code)
+}
+
+func ms(v float64) string {
+	return fmt.Sprintf("%.0fms", v)
 }

@@ -3,6 +3,7 @@ package grader
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -17,6 +18,11 @@ type Graded struct {
 	// Effects counts what the stand-ins hold after the run: messages,
 	// emails, work orders and refunds, read from the receivers themselves.
 	Effects int
+	// Tool is the catalog row called; the success rules read its delivery,
+	// receipt fields and success wording.
+	Tool *tools.Tool
+	// Latency is how long the run took, admission to final observation.
+	Latency time.Duration
 }
 
 // Rule is one deterministic check of a run. Check returns "" when the run
@@ -41,13 +47,7 @@ var Rules = []Rule{
 		}
 		return ""
 	}},
-	{"code", func(g Graded) string {
-		got := Outcome{g.Observation.Status, g.Observation.Code}
-		if got != g.Expected {
-			return fmt.Sprintf("%s/%s, want %s/%s", got.Status, got.Code, g.Expected.Status, g.Expected.Code)
-		}
-		return ""
-	}},
+	codeRule,
 	{"next-actions", func(g Graded) string {
 		n := g.Observation.NextActions
 		if n == nil {
@@ -93,10 +93,23 @@ var Rules = []Rule{
 	}},
 }
 
-// Grade checks a run against every rule.
+var codeRule = Rule{"code", func(g Graded) string {
+	got := Outcome{g.Observation.Status, g.Observation.Code}
+	if got != g.Expected {
+		return fmt.Sprintf("%s, want %s", got, g.Expected)
+	}
+	return ""
+}}
+
+// Grade checks a run against every rule of its path: SuccessRules when
+// success is expected, Rules otherwise.
 func Grade(g Graded) []Violation {
+	rules := Rules
+	if g.Expected.Status == mt.StatusSuccess {
+		rules = SuccessRules
+	}
 	var out []Violation
-	for _, r := range Rules {
+	for _, r := range rules {
 		if why := r.Check(g); why != "" {
 			out = append(out, Violation{Rule: r.Name, Detail: why})
 		}

@@ -1,12 +1,14 @@
 package grader_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/eval/grader"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
 )
 
 func good() grader.Graded {
@@ -83,4 +85,77 @@ func TestPassCubedNeedsEveryRun(t *testing.T) {
 	}}
 	require.InDelta(t, 0.5, rep.PassRate(), 1e-9)
 	require.False(t, rep.Paths[1].Passed())
+}
+
+// goodSuccess is a work order created and proven: each case below spoils
+// it in one way.
+func goodSuccess(t *testing.T) grader.Graded {
+	t.Helper()
+	c, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	tool, ok := c.Tool("create_work_order")
+	require.True(t, ok)
+	return grader.Graded{
+		Observation: mt.Observation{
+			Status:  mt.StatusSuccess,
+			Summary: "create_work_order confirmed by http:sandbox (id wo_1, status open)",
+			Wording: "I've created work order wo_1; its status is open.",
+			Payload: []byte(`{"id":"wo_1","status":"open"}`),
+			Source:  &mt.Source{System: "http", Tool: "create_work_order", OperationKey: "s:k", InvocationID: "inv_1"},
+			Receipt: &mt.Receipt{Provider: "http:sandbox", ID: "wo_1", Status: "open",
+				Fields: map[string]string{"resource_id": "wo_1", "status": "open"}},
+		},
+		Expected: grader.Outcome{Status: mt.StatusSuccess},
+		Effects:  1,
+		Tool:     tool,
+	}
+}
+
+// A success is graded too: proven by a receipt, traceable, within the cap,
+// and worded from the receipt.
+func TestEverySuccessRuleBites(t *testing.T) {
+	t.Parallel()
+	require.Empty(t, grader.Grade(goodSuccess(t)))
+
+	for name, tt := range map[string]struct {
+		spoil func(*grader.Graded)
+		rules []string
+	}{
+		"warning where success is due":  {func(g *grader.Graded) { g.Observation.Status = mt.StatusWarning }, []string{"code"}},
+		"no source":                     {func(g *grader.Graded) { g.Observation.Source = nil }, []string{"source"}},
+		"source without its invocation": {func(g *grader.Graded) { g.Observation.Source.InvocationID = "" }, []string{"source"}},
+		"source names another tool":     {func(g *grader.Graded) { g.Observation.Source.Tool = "send_sms" }, []string{"source"}},
+		"no receipt":                    {func(g *grader.Graded) { g.Observation.Receipt = nil }, []string{"receipt"}},
+		"receipt without a declared field": {func(g *grader.Graded) {
+			delete(g.Observation.Receipt.Fields, "status")
+		}, []string{"receipt"}},
+		"payload over the cap": {func(g *grader.Graded) {
+			g.Observation.Payload = []byte(`"` + strings.Repeat("x", mt.MaxPayloadBytes) + `"`)
+		}, []string{"payload-cap"}},
+		"payload not JSON":                 {func(g *grader.Graded) { g.Observation.Payload = []byte("{") }, []string{"payload-cap"}},
+		"wording not from the receipt":     {func(g *grader.Graded) { g.Observation.Wording = "I've created the work order." }, []string{"wording-from-receipt"}},
+		"wording with another status":      {func(g *grader.Graded) { g.Observation.Wording = "I've created work order wo_1; its status is closed." }, []string{"wording-from-receipt"}},
+		"success with nothing at provider": {func(g *grader.Graded) { g.Effects = 0 }, []string{"effect-held"}},
+	} {
+		g := goodSuccess(t)
+		src, rcpt := *g.Observation.Source, *g.Observation.Receipt
+		rcpt.Fields = map[string]string{"resource_id": "wo_1", "status": "open"}
+		g.Observation.Source, g.Observation.Receipt = &src, &rcpt
+		tt.spoil(&g)
+		require.Equal(t, tt.rules, rules(grader.Grade(g)), name)
+	}
+}
+
+// A read proves nothing was changed: it must carry no receipt.
+func TestSuccessfulReadCarriesNoReceipt(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	lookup, _ := c.Tool("lookup_tenant")
+	g := goodSuccess(t)
+	g.Tool, g.Effects = lookup, 0
+	g.Observation.Source.Tool = "lookup_tenant"
+	require.Equal(t, []string{"receipt"}, rules(grader.Grade(g)))
+	g.Observation.Receipt = nil
+	require.Empty(t, grader.Grade(g))
 }
