@@ -41,6 +41,11 @@ type (
 		APIKeySHA256 string   `yaml:"api_key_sha256"`
 		Allow        []string `yaml:"allow"`
 		OnFailure    string   `yaml:"on_failure"`
+		// OnReject is halt or continue. Optional: default halt.
+		OnReject string `yaml:"on_reject"`
+		// WhileAwaitingApproval is strict or allow_writes. Optional:
+		// default strict.
+		WhileAwaitingApproval string `yaml:"while_awaiting_approval"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -394,13 +399,21 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 
 func buildAgent(p *problems, row string, af agentFile) *Agent {
 	a := &Agent{
-		ID:          af.ID,
-		Description: af.Description,
-		OnFailure:   OnFailure(af.OnFailure),
-		allow:       slices.Compact(slices.Sorted(slices.Values(af.Allow))),
+		ID:                    af.ID,
+		Description:           af.Description,
+		OnFailure:             OnFailure(af.OnFailure),
+		OnReject:              OnReject(af.OnReject),
+		WhileAwaitingApproval: WhileAwaitingApproval(af.WhileAwaitingApproval),
+		allow:                 slices.Compact(slices.Sorted(slices.Values(af.Allow))),
 	}
 	if a.OnFailure == "" {
 		a.OnFailure = OnFailureNone
+	}
+	if a.OnReject == "" {
+		a.OnReject = OnRejectHalt
+	}
+	if a.WhileAwaitingApproval == "" {
+		a.WhileAwaitingApproval = AwaitingApprovalStrict
 	}
 	if af.APIKeySHA256 != "" {
 		h, err := parseKeyHash(af.APIKeySHA256)
