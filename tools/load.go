@@ -211,8 +211,16 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 	if tf.Approval != nil {
 		t.Approval = buildApproval(p, row, *tf.Approval)
 	}
+	digest, err := rowDigest(contractOf(tf))
+	if err != nil {
+		p.add(row, "name", "%v", err)
+	}
+	t.rowDigest = digest
 	if tf.Compensation != nil {
 		t.Compensation = &Compensation{Tool: tf.Compensation.Tool, Version: tf.Compensation.Version, Args: make(map[string]*Template)}
+		if t.Compensation.blockDigest, err = rowDigest(tf.Compensation); err != nil {
+			p.add(row, "compensation", "%v", err)
+		}
 		for name, src := range tf.Compensation.Args {
 			if tmpl := parseField(p, row, tf.Name, "compensation.args."+name, src); tmpl != nil {
 				t.Compensation.Args[name] = tmpl

@@ -305,6 +305,7 @@ func (v *validator) compensation(row string, t *Tool) {
 	case comp.Version != target.Version:
 		p.add(row, "compensation.version", "%s is at version %d, not %d", comp.Tool, target.Version, comp.Version)
 	}
+	comp.sealVersion(target)
 	for name, tmpl := range comp.Args {
 		field := "compensation.args." + name
 		if target.InputSchema != nil {
