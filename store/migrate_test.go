@@ -29,6 +29,7 @@ var allMigrations = []appliedMigration{
 	{Version: 6, Name: "sweep"},
 	{Version: 7, Name: "receipt_owner"},
 	{Version: 8, Name: "trust_boundaries"},
+	{Version: 9, Name: "approval_reversibility"},
 }
 
 func TestMigrate(t *testing.T) {
