@@ -45,7 +45,10 @@ func TestRejectionHaltsTheSessionUntilResolved(t *testing.T) {
 	// Asking again under a new key, or doing anything else, is refused.
 	_, err = e.invoke("issue_refund", e.key("refund-again"), refundArgs)
 	requireRefusal(t, err, http.StatusConflict, mt.CodeSessionHalted)
-	obs := requireRefusal(t, func() error { _, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`); return err }(),
+	obs := requireRefusal(t, func() error {
+		_, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`)
+		return err
+	}(),
 		http.StatusConflict, mt.CodeSessionHalted)
 	require.Contains(t, obs.NextActions.RootCause, "rejected issue_refund")
 	require.Zero(t, e.standins.Sandbox.CountRefunds())
