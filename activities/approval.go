@@ -36,14 +36,25 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 	case store.ApprovalPending:
 		return workflows.InvocationResult{State: mt.InvocationAwaitingApproval}, false, nil
 	case store.ApprovalRejected:
-		res, err := a.finish(ctx, *in, mt.InvocationRejected, observation.Error(observation.Failure{
+		f := observation.Failure{
 			Code:          mt.CodeApprovalRejected,
 			Summary:       fmt.Sprintf("%s was rejected by an approver; nothing was done", in.Tool),
 			RootCause:     "A human with the " + req.ApproverRole + " role rejected the request.",
 			Remediation:   "Tell the person it was not done and, if they still want it, that a team member will follow up.",
 			StopCondition: "Do not retry the same call: the rejection stands.",
 			Wording:       "I wasn't able to get approval for that, so it has not been done.",
-		}, src))
+		}
+		halted, err := a.haltOnReject(ctx, req, in.SessionID)
+		if err != nil {
+			return workflows.InvocationResult{}, false, err
+		}
+		if halted {
+			f.Summary = fmt.Sprintf("%s was rejected by an approver; nothing was done and session %s is halted", in.Tool, in.SessionID)
+			f.RootCause += " The agent's policy (on_reject: halt) halts the session after a rejection, so the agent does not ask again."
+			f.StopCondition = "Make no more calls in this session: they are refused (session_halted) until an operator resolves it."
+			f.Payload = map[string]any{"session_state": mt.SessionHalted, "session_id": in.SessionID}
+		}
+		res, err := a.finish(ctx, *in, mt.InvocationRejected, observation.Error(f, src))
 		return res, false, err
 	case store.ApprovalTimedOut:
 		res, err := a.finish(ctx, *in, mt.InvocationTimedOut, observation.Error(observation.Failure{
@@ -113,4 +124,22 @@ func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workf
 	default:
 		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error spending approval token: %w", err))
 	}
+}
+
+// haltOnReject halts the session of a rejected call when its agent's policy
+// says so (on_reject: halt, the default). The halt is recorded before the
+// rejection is, so no call the agent makes after it reads the rejection can
+// be admitted. A session already halted or ended stays as it is.
+func (a *Activities) haltOnReject(ctx context.Context, req store.ApprovalRequest, sessionID string) (bool, error) {
+	agent, ok := a.cfg.Catalog.Agent(req.AgentID)
+	if sessionID == "" || ok && agent.OnReject == tools.OnRejectContinue {
+		return false, nil
+	}
+	step := fmt.Sprintf("approval %s: %s rejected", req.ID, req.Tool)
+	reason := fmt.Sprintf("%s rejected %s; the agent's policy halts the session after a rejection", req.DecidedBy, req.Tool)
+	sess, err := a.cfg.Store.SessionHalt(ctx, sessionID, step, reason)
+	if err != nil {
+		return false, retryable(ErrTypeLedger, fmt.Errorf("error halting the session after a rejection: %w", err))
+	}
+	return sess.State == mt.SessionHalted, nil
 }

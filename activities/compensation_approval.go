@@ -56,19 +56,21 @@ func (a *Activities) CompensationApproval(ctx context.Context, in workflows.Comp
 	req, err := a.cfg.Store.ApprovalRequestInsert(ctx, store.ApprovalRequest{
 		// A compensation has no invocation of its own; its operation key
 		// stands in for one.
-		InvocationID: call.OperationKey,
-		OperationKey: call.OperationKey,
-		SessionID:    entry.SessionID,
-		AgentID:      in.AgentID,
-		Tool:         tool.Name,
-		Args:         call.Args,
-		ArgsHash:     call.ArgsHash,
-		ApproverRole: tool.Approval.ApproverRole,
-		Reason:       "money: this compensation undoes " + snap.Tool + " and moves funds",
-		RiskTags:     tool.RiskTags,
-		Context:      recent,
-		Status:       store.ApprovalPending,
-		TimeoutAt:    time.Now().UTC().Add(tool.Approval.Timeout),
+		InvocationID:  call.OperationKey,
+		OperationKey:  call.OperationKey,
+		SessionID:     entry.SessionID,
+		AgentID:       in.AgentID,
+		Tool:          tool.Name,
+		Args:          call.Args,
+		ArgsHash:      call.ArgsHash,
+		ApproverRole:  tool.Approval.ApproverRole,
+		Reason:        "money: this compensation undoes " + snap.Tool + " and moves funds",
+		RiskTags:      tool.RiskTags,
+		Effect:        tool.Effect,
+		Reversibility: tool.Reversibility,
+		Context:       recent,
+		Status:        store.ApprovalPending,
+		TimeoutAt:     time.Now().UTC().Add(tool.Approval.Timeout),
 	})
 	if err != nil {
 		return workflows.CompensationApproval{}, retryable(ErrTypeLedger, fmt.Errorf("error opening the compensation's approval request: %w", err))

@@ -107,11 +107,18 @@ func (a *Activities) compensationCall(entry store.UndoEntry, eff store.Effect) (
 	}
 	original, ok := a.cfg.Catalog.Tool(snap.Tool)
 	if !ok || original.Compensation == nil {
-		return nil, workflows.ExecuteInput{}, fmt.Errorf("tool %q and its compensation are no longer in the catalog", snap.Tool)
+		return nil, workflows.ExecuteInput{}, fmt.Errorf("tool %q and its compensation are no longer in the catalog; nothing was run", snap.Tool)
 	}
 	comp, ok := a.cfg.Catalog.Tool(entry.CompensationTool)
 	if !ok {
-		return nil, workflows.ExecuteInput{}, fmt.Errorf("compensation tool %q is no longer in the catalog", entry.CompensationTool)
+		return nil, workflows.ExecuteInput{}, fmt.Errorf("compensation tool %q is no longer in the catalog; nothing was run", entry.CompensationTool)
+	}
+	// The undo runs the compensation that was recorded or nothing: a
+	// changed one might undo something else, or differently, so an
+	// operator decides.
+	if now := original.Compensation; now.Tool != entry.CompensationTool || !now.SameVersion(entry.CompensationVersion) {
+		return nil, workflows.ExecuteInput{}, fmt.Errorf("the compensation of %s changed since this undo entry was recorded: recorded %s version %s, catalog now has %s version %s; nothing was run",
+			snap.Tool, entry.CompensationTool, entry.CompensationVersion, now.Tool, now.VersionString())
 	}
 	args, _ := tools.DecodeArgs(snap.Args)
 	raw, err := original.Compensation.RenderArgs(tools.TemplateData{Args: args, Receipt: eff.Receipt, OperationKey: snap.OperationKey})

@@ -159,6 +159,13 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 		return Admitted{}, refuseSessionEnded(sess)
 	}
 	route := tool.Route()
+	if !postCall && suspendedWhileAwaiting(route) && agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
+		if w, err := g.awaitedApproval(ctx, sess.ID, key); err != nil {
+			return Admitted{}, err
+		} else if w != nil {
+			return Admitted{}, refuseSessionAwaitingApproval(sess.ID, *w)
+		}
+	}
 	state := mt.InvocationRunning
 	if route == mt.RouteGated {
 		state = mt.InvocationAwaitingApproval

@@ -27,19 +27,21 @@ func (g *Gate) openApproval(ctx context.Context, tool *tools.Tool, inv store.Inv
 	}
 	now := g.cfg.Now().UTC()
 	req := store.ApprovalRequest{
-		InvocationID: inv.ID,
-		OperationKey: inv.OperationKey,
-		SessionID:    inv.SessionID,
-		AgentID:      inv.AgentID,
-		Tool:         inv.Tool,
-		Args:         inv.Args,
-		ArgsHash:     inv.ArgsHash,
-		ApproverRole: policy.ApproverRole,
-		Reason:       gateReason(tool),
-		RiskTags:     tool.RiskTags,
-		Context:      recent,
-		Status:       store.ApprovalPending,
-		TimeoutAt:    now.Add(policy.Timeout),
+		InvocationID:  inv.ID,
+		OperationKey:  inv.OperationKey,
+		SessionID:     inv.SessionID,
+		AgentID:       inv.AgentID,
+		Tool:          inv.Tool,
+		Args:          inv.Args,
+		ArgsHash:      inv.ArgsHash,
+		ApproverRole:  policy.ApproverRole,
+		Reason:        gateReason(tool),
+		RiskTags:      tool.RiskTags,
+		Effect:        tool.Effect,
+		Reversibility: tool.Reversibility,
+		Context:       recent,
+		Status:        store.ApprovalPending,
+		TimeoutAt:     now.Add(policy.Timeout),
 	}
 	// A rule may pre-approve a non-money call; the decision is recorded
 	// with the rule as its actor. The loader refuses rules on money tools.

@@ -109,10 +109,23 @@ func refuseSessionHalted(s store.Session) *Refusal {
 	return refuse(http.StatusConflict, observation.Failure{
 		Code:          mt.CodeSessionHalted,
 		Summary:       fmt.Sprintf("Session %s is halted; nothing was run", s.ID),
-		RootCause:     fmt.Sprintf("A compensation failed at %s: %s", s.HaltStep, s.HaltReason),
+		RootCause:     fmt.Sprintf("The session halted at %s: %s", s.HaltStep, s.HaltReason),
 		Remediation:   "Tell the person a team member will follow up; an operator must resolve the session first.",
 		StopCondition: "Make no more calls in this session until it is resolved.",
 		Wording:       "I need to hand this to a team member before I can do anything else.",
+	})
+}
+
+func refuseSessionAwaitingApproval(sessionID string, w awaited) *Refusal {
+	return refuse(http.StatusConflict, observation.Failure{
+		Code:    mt.CodeSessionAwaitingApproval,
+		Summary: fmt.Sprintf("Session %s is waiting for a human to decide %s (approval %s); this write was not run", sessionID, w.Tool, w.ApprovalID),
+		RootCause: "While an irreversible or money call waits for approval, the session makes no other writes: " +
+			"the approver decides on the session as it stands.",
+		Remediation:   "Tell the person this is waiting on the pending request; lookups still work. Call again once the pending call has an outcome.",
+		StopCondition: "Do not retry this write until approval " + w.ApprovalID + " is decided.",
+		Wording:       "I need to wait for a team member to approve the earlier request before I can do that.",
+		Payload:       map[string]any{"awaiting_approval_id": w.ApprovalID, "awaiting_tool": w.Tool, "awaiting_invocation_id": w.InvocationID},
 	})
 }
 

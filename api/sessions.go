@@ -181,7 +181,8 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller,
 		writeRefusal(w, ref)
 		return
 	}
-	if ref := s.update(r.Context(), sess.ID, workflows.UpdateResolve, workflows.ResolveRequest{Actor: c.actor, Reason: body.Reason}, nil); ref != nil {
+	if ref := s.update(r.Context(), sess.ID, workflows.UpdateResolve, workflows.ResolveRequest{Actor: c.actor, Reason: body.Reason,
+		HaltedInLedger: sess.State == mt.SessionHalted}, nil); ref != nil {
 		writeRefusal(w, ref)
 		return
 	}

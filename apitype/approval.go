@@ -18,6 +18,10 @@ type Approval struct {
 	ApproverRole string          `json:"approver_role,omitempty"`
 	Reason       string          `json:"reason,omitempty"`
 	RiskTags     []string        `json:"risk_tags"`
+	// Effect and Reversibility are the tool's classes when the request
+	// opened; empty for requests from before they were recorded.
+	Effect        string `json:"effect,omitempty"`
+	Reversibility string `json:"reversibility,omitempty"`
 	// Context is the session's recent calls, for the approver.
 	Context json.RawMessage `json:"context,omitempty"`
 	// Facts are the session's facts, each with who vouches for it, so the

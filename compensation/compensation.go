@@ -5,7 +5,6 @@ package compensation
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/store"
@@ -35,7 +34,7 @@ func Entry(tool *tools.Tool, sessionID, operationKey string, args json.RawMessag
 		SessionID:           sessionID,
 		OperationKey:        operationKey,
 		CompensationTool:    tool.Compensation.Tool,
-		CompensationVersion: strconv.Itoa(tool.Compensation.Version),
+		CompensationVersion: tool.Compensation.VersionString(),
 		ArgsSnapshot:        snap,
 	}, nil
 }

@@ -209,6 +209,9 @@ func (s *scenario) gatedCalls() error {
 	if err := expect(done.State == mt.InvocationRejected && !tenant.Deleted, "a rejected call ran"); err != nil {
 		return err
 	}
+	if err := s.resolveRejection(); err != nil {
+		return err
+	}
 
 	s.step("Audit scan: every money effect has a human approval and a spent token")
 	rep, err := s.ops.Audit(s.ctx)
@@ -217,6 +220,26 @@ func (s *scenario) gatedCalls() error {
 	}
 	s.confirm("%d divergence(s)", len(rep.Findings))
 	return expect(rep.Clean, "audit found divergences: %+v", rep.Findings)
+}
+
+// resolveRejection shows the session a rejection halted, and an operator
+// resolving it so the call can go on.
+func (s *scenario) resolveRejection() error {
+	sess, err := s.agent.Session(s.ctx, s.session)
+	if err != nil {
+		return err
+	}
+	s.confirm("session %s is %s: %s", sess.SessionID, sess.State, sess.HaltReason)
+	if err := expect(sess.State == mt.SessionHalted, "a rejection left the session %s", sess.State); err != nil {
+		return err
+	}
+	s.step("An operator resolves the halted session; the agent may act again")
+	sess, err = s.ops.Resolve(s.ctx, s.session, "told the caller the account stays open")
+	if err != nil {
+		return err
+	}
+	s.confirm("session %s is %s (resolved by %s)", sess.SessionID, sess.State, sess.ResolvedBy)
+	return expect(sess.State == mt.SessionActive, "resolving left the session %s", sess.State)
 }
 
 func (s *scenario) refusals() error {

@@ -41,6 +41,10 @@ const (
 	CodeNotApprover         Code = "not_approver"
 	CodeSessionHalted       Code = "session_halted"
 	CodeSessionEnded        Code = "session_ended"
+	// CodeSessionAwaitingApproval: a write was refused because one of the
+	// session's irreversible or money calls waits for a human; the
+	// observation names the approval request.
+	CodeSessionAwaitingApproval Code = "session_awaiting_approval"
 	// CodeSessionForbidden: the session belongs to another agent.
 	CodeSessionForbidden Code = "session_forbidden"
 	// CodeTranscriptRefused: a transcript_ref breaks the fetch policy

@@ -184,6 +184,8 @@ func TestTimeoutPolicies(t *testing.T) {
 	t.Parallel()
 	cat := strings.Replace(string(tools.DemoCatalogYAML), "      timeout: 1h\n", "      timeout: 1s\n", 1)                                    // delete_tenant_account: timed_out
 	cat = strings.Replace(cat, "      timeout: 15m\n      on_timeout: timed_out\n", "      timeout: 1s\n      on_timeout: auto_approve\n", 1) // email_property_manager
+	// Both requests wait side by side.
+	cat = strings.Replace(cat, "while_awaiting_approval: strict", "while_awaiting_approval: allow_writes", 1)
 	e := setup(t, func(o *options) { o.catalog = []byte(cat) })
 
 	del, err := e.invoke("delete_tenant_account", e.key("delete"), `{"tenant_id":"t_101"}`)

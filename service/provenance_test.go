@@ -15,7 +15,8 @@ import (
 // who sees where each fact came from.
 func TestAgentDeclaredFactsNeverAutoApprove(t *testing.T) {
 	t.Parallel()
-	e := setup(t, withStrictFacts)
+	// The text and the email wait for approval side by side.
+	e := setup(t, withAgentPolicy("while_awaiting_approval: strict", "while_awaiting_approval: allow_writes"), withStrictFacts)
 	const anyNumber = "+14155550177"
 	req := invokeRequest(e.session, "send_sms", e.key("sms"), `{"to":"`+anyNumber+`","body":"Your code is 1234."}`)
 	req.SessionContext = map[string]string{"caller_number": anyNumber, "tenant_id": "t_100"}

@@ -120,7 +120,9 @@ func TestDeferredRecordsWithoutDeliveringAnything(t *testing.T) {
 
 func TestGatedCallsWaitForApprovalAndRunNothing(t *testing.T) {
 	t.Parallel()
-	e := setup(t)
+	// Three gated calls wait side by side, which only an agent whose
+	// writes may run while awaiting approval can make in one session.
+	e := setup(t, withAgentPolicy("while_awaiting_approval: strict", "while_awaiting_approval: allow_writes"))
 
 	for _, tc := range []struct{ tool, args string }{
 		{"delete_tenant_account", `{"tenant_id":"t_100"}`},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,6 +60,8 @@ type env struct {
 	temporal  client.Client
 	session   string
 	taskQueue string
+	// stop stops this maestro; the test's cleanup stops it otherwise.
+	stop func()
 }
 
 type options struct {
@@ -90,6 +93,10 @@ type options struct {
 	callbacks callback.Config
 	// logs receives the service's log as JSON lines. Optional: discarded.
 	logs *syncbuf.Buffer
+	// restartOf, when set, stops that maestro and starts this one on its
+	// ledger, stand-ins, task queue and session: a redeploy, typically
+	// with another catalog.
+	restartOf *env
 }
 
 // withStrictFacts runs the catalog as deployed: agent-declared facts never
@@ -113,11 +120,22 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	}
 	cat, err := tools.Load(o.catalog)
 	require.NoError(t, err)
-	// The service runs as the PostgreSQL service role, as in production.
-	st := storetest.PostgresService(t)
-	sins, err := standin.StartWith(o.standins)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sins.Close() })
+	var (
+		st        store.Store
+		sins      *standin.Set
+		taskQueue = "tq-" + randomID()
+		session   = "call-" + randomID()
+	)
+	if prev := o.restartOf; prev != nil {
+		prev.stop()
+		st, sins, taskQueue, session = prev.store, prev.standins, prev.taskQueue, prev.session
+	} else {
+		// The service runs as the PostgreSQL service role, as in production.
+		st = storetest.PostgresService(t)
+		sins, err = standin.StartWith(o.standins)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sins.Close() })
+	}
 
 	// The API listens before the connectors exist so that Twilio can be
 	// given its address for status callbacks, as the daemon does.
@@ -135,7 +153,6 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	if o.signaller != nil {
 		signaller = o.signaller(tc)
 	}
-	taskQueue := "tq-" + randomID()
 	logger := slog.New(slog.DiscardHandler)
 	if o.logs != nil {
 		logger = slog.New(slog.NewJSONHandler(o.logs, nil))
@@ -165,11 +182,15 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		Callbacks:         o.callbacks,
 	})
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = svc.Stop(stopCtx)
-	})
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = svc.Stop(stopCtx)
+		})
+	}
+	t.Cleanup(stop)
 	return &env{
 		t:   t,
 		ctx: ctx,
@@ -180,8 +201,9 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		store:     st,
 		standins:  sins,
 		temporal:  tc,
-		session:   "call-" + randomID(),
+		session:   session,
 		taskQueue: taskQueue,
+		stop:      stop,
 	}
 }
 

@@ -31,6 +31,7 @@ var allMigrations = []appliedMigration{
 	{Version: 8, Name: "trust_boundaries"},
 	{Version: 9, Name: "agent_callbacks"},
 	{Version: 10, Name: "frozen_classification"},
+	{Version: 11, Name: "approval_reversibility"},
 }
 
 func TestMigrate(t *testing.T) {

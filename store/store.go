@@ -629,12 +629,17 @@ type ApprovalRequest struct {
 	ApproverRole string
 	Reason       string
 	RiskTags     []string
-	Context      json.RawMessage // the session's recent calls, shown to approvers
-	Status       ApprovalStatus
-	TimeoutAt    time.Time
-	DecidedBy    string
-	DecidedAt    *time.Time
-	CreatedAt    time.Time
+	// Effect and Reversibility are the tool's classes when the request
+	// opened, shown to approvers: how much friction a decision deserves
+	// depends on whether it can be undone.
+	Effect        maestrotype.Effect
+	Reversibility maestrotype.Reversibility
+	Context       json.RawMessage // the session's recent calls, shown to approvers
+	Status        ApprovalStatus
+	TimeoutAt     time.Time
+	DecidedBy     string
+	DecidedAt     *time.Time
+	CreatedAt     time.Time
 }
 
 // TimeoutActor is the actor of decisions taken because a request's timeout

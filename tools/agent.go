@@ -46,9 +46,15 @@ type Agent struct {
 	// Callback is where the agent hears how a pending call ended; nil when
 	// the agent only polls.
 	Callback *Callback
-	key      keyHash
-	hasKey   bool
-	allow    []string
+	// OnReject is what the agent's sessions do when an approver rejects
+	// one of their calls.
+	OnReject OnReject
+	// WhileAwaitingApproval is whether the agent's sessions may write while
+	// one of their irreversible or money calls waits for a human.
+	WhileAwaitingApproval WhileAwaitingApproval
+	key                   keyHash
+	hasKey                bool
+	allow                 []string
 }
 
 // OnFailure is an agent's policy for a session whose call failed.
@@ -67,6 +73,43 @@ const (
 // Valid reports whether f is a known policy.
 func (f OnFailure) Valid() bool {
 	return f == OnFailureNone || f == OnFailureRollback
+}
+
+// OnReject is an agent's policy for a session whose call an approver
+// rejected.
+type OnReject string
+
+const (
+	// OnRejectHalt halts the session (the default): the human said no, so
+	// the agent stops acting until an operator has looked at the session,
+	// rather than asking again under another key.
+	OnRejectHalt OnReject = "halt"
+	// OnRejectContinue leaves the session active: the rejected call alone
+	// is refused.
+	OnRejectContinue OnReject = "continue"
+)
+
+// Valid reports whether r is a known policy.
+func (r OnReject) Valid() bool {
+	return r == OnRejectHalt || r == OnRejectContinue
+}
+
+// WhileAwaitingApproval is an agent's policy for writes made while one of
+// its session's irreversible or money calls waits for a human.
+type WhileAwaitingApproval string
+
+const (
+	// AwaitingApprovalStrict refuses the session's writes until the human
+	// decides (the default): what the human is deciding may depend on them.
+	// Reads and record-deferred intents go on.
+	AwaitingApprovalStrict WhileAwaitingApproval = "strict"
+	// AwaitingApprovalAllowWrites lets writes run while the human decides.
+	AwaitingApprovalAllowWrites WhileAwaitingApproval = "allow_writes"
+)
+
+// Valid reports whether w is a known policy.
+func (w WhileAwaitingApproval) Valid() bool {
+	return w == AwaitingApprovalStrict || w == AwaitingApprovalAllowWrites
 }
 
 // Allows reports whether the agent may call the named tool.

@@ -46,6 +46,11 @@ type (
 		// variable holding its signing secret.
 		CallbackURL       string `yaml:"callback_url"`
 		CallbackSecretEnv string `yaml:"callback_secret_env"`
+		// OnReject is halt or continue. Optional: default halt.
+		OnReject string `yaml:"on_reject"`
+		// WhileAwaitingApproval is strict or allow_writes. Optional:
+		// default strict.
+		WhileAwaitingApproval string `yaml:"while_awaiting_approval"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -214,8 +219,16 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 	if tf.Approval != nil {
 		t.Approval = buildApproval(p, row, *tf.Approval)
 	}
+	digest, err := rowDigest(contractOf(tf))
+	if err != nil {
+		p.add(row, "name", "%v", err)
+	}
+	t.rowDigest = digest
 	if tf.Compensation != nil {
 		t.Compensation = &Compensation{Tool: tf.Compensation.Tool, Version: tf.Compensation.Version, Args: make(map[string]*Template)}
+		if t.Compensation.blockDigest, err = rowDigest(tf.Compensation); err != nil {
+			p.add(row, "compensation", "%v", err)
+		}
 		for name, src := range tf.Compensation.Args {
 			if tmpl := parseField(p, row, tf.Name, "compensation.args."+name, src); tmpl != nil {
 				t.Compensation.Args[name] = tmpl
@@ -402,14 +415,22 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 
 func buildAgent(p *problems, row string, af agentFile) *Agent {
 	a := &Agent{
-		ID:          af.ID,
-		Description: af.Description,
-		OnFailure:   OnFailure(af.OnFailure),
-		allow:       slices.Compact(slices.Sorted(slices.Values(af.Allow))),
-		Callback:    buildCallback(p, row, af),
+		ID:                    af.ID,
+		Description:           af.Description,
+		OnFailure:             OnFailure(af.OnFailure),
+		OnReject:              OnReject(af.OnReject),
+		WhileAwaitingApproval: WhileAwaitingApproval(af.WhileAwaitingApproval),
+		allow:                 slices.Compact(slices.Sorted(slices.Values(af.Allow))),
+		Callback:              buildCallback(p, row, af),
 	}
 	if a.OnFailure == "" {
 		a.OnFailure = OnFailureNone
+	}
+	if a.OnReject == "" {
+		a.OnReject = OnRejectHalt
+	}
+	if a.WhileAwaitingApproval == "" {
+		a.WhileAwaitingApproval = AwaitingApprovalStrict
 	}
 	if af.APIKeySHA256 != "" {
 		h, err := parseKeyHash(af.APIKeySHA256)

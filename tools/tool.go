@@ -47,6 +47,9 @@ type Tool struct {
 	// Compensation undoes a compensable tool's effect; nil otherwise.
 	Compensation *Compensation
 	Wording      Wording
+	// rowDigest is the digest of the row the loader read; empty for a Tool
+	// built directly.
+	rowDigest string
 }
 
 // OnTimeout is what an approval request becomes when nobody decides in
@@ -103,9 +106,15 @@ func (a *Approval) AutoApproveOnTimeout() bool {
 // the arguments to call it with. The arguments are rendered from the
 // original call, receipt included, and snapshotted onto the undo stack.
 type Compensation struct {
-	Tool    string
+	Tool string
+	// Version is the compensation tool's declared version; VersionString
+	// adds a digest of the content (see there).
 	Version int
 	Args    map[string]*Template
+	// blockDigest covers this compensation block and digest covers it with
+	// the compensation tool's row; the loader sets both.
+	blockDigest string
+	digest      string
 }
 
 // RenderArgs renders the compensation's arguments as a JSON object.

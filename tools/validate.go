@@ -305,6 +305,7 @@ func (v *validator) compensation(row string, t *Tool) {
 	case comp.Version != target.Version:
 		p.add(row, "compensation.version", "%s is at version %d, not %d", comp.Tool, target.Version, comp.Version)
 	}
+	comp.sealVersion(target)
 	for name, tmpl := range comp.Args {
 		field := "compensation.args." + name
 		if target.InputSchema != nil {
@@ -499,6 +500,12 @@ func (v *validator) agents() {
 		}
 		if !a.OnFailure.Valid() {
 			p.add(row, "on_failure", "unknown value %q (want %s or %s)", a.OnFailure, OnFailureRollback, OnFailureNone)
+		}
+		if !a.OnReject.Valid() {
+			p.add(row, "on_reject", "unknown value %q (want %s or %s)", a.OnReject, OnRejectHalt, OnRejectContinue)
+		}
+		if !a.WhileAwaitingApproval.Valid() {
+			p.add(row, "while_awaiting_approval", "unknown value %q (want %s or %s)", a.WhileAwaitingApproval, AwaitingApprovalStrict, AwaitingApprovalAllowWrites)
 		}
 		for _, name := range a.allow {
 			if _, ok := v.c.tools[name]; !ok {

@@ -351,6 +351,8 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 		}, `operators[0] "boss"`, "api_key_sha256"},
 		{"operator without roles", func(d catalogDoc) { delete(d["operators"].([]any)[0].(map[string]any), "roles") }, `operators[0] "boss"`, "roles"},
 		{"unknown on_failure", func(d catalogDoc) { d.agent()["on_failure"] = "retry" }, `agents[0] "agent"`, "on_failure"},
+		{"unknown on_reject", func(d catalogDoc) { d.agent()["on_reject"] = "ignore" }, `agents[0] "agent"`, "on_reject"},
+		{"unknown while_awaiting_approval", func(d catalogDoc) { d.agent()["while_awaiting_approval"] = "lenient" }, `agents[0] "agent"`, "while_awaiting_approval"},
 		{"record-deferred tool and no postcall section", func(d catalogDoc) { delete(d, "postcall") }, "catalog", "postcall"},
 		{"record-deferred tool without a delivery", func(d catalogDoc) { d.postCall()["deliveries"] = []any{} }, "catalog", "postcall.deliveries"},
 		{"postcall without an agent", func(d catalogDoc) { delete(d.postCall(), "agent") }, "catalog", "postcall.agent"},

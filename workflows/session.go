@@ -125,7 +125,7 @@ func (s *session) register(ctx workflow.Context) error {
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req ResolveRequest) error {
 			switch {
-			case s.view.State != mt.SessionHalted:
+			case s.view.State != mt.SessionHalted && !req.HaltedInLedger:
 				return errors.New("the session is not halted")
 			case req.Reason == "":
 				return errors.New("a resolution needs a reason")

@@ -161,6 +161,9 @@ type RollbackResult struct {
 type ResolveRequest struct {
 	Actor  string `json:"actor"`
 	Reason string `json:"reason"`
+	// HaltedInLedger is set when the ledger holds a halt the workflow did
+	// not make itself, such as a rejection under on_reject: halt.
+	HaltedInLedger bool `json:"halted_in_ledger,omitempty"`
 }
 
 // HaltInput records a halt in the ledger.

@@ -217,3 +217,20 @@ func (s *sessionSuite) TestUnendedSessionEndsAfterItsLifetime() {
 
 	s.NoError(s.env.GetWorkflowError())
 }
+
+func (s *sessionSuite) TestResolveClearsAHaltTheLedgerHolds() {
+	s.env.OnActivity(ActivitySessionResolve, mock.Anything, mock.Anything, "s1").Return(nil).Once()
+	s.update(UpdateResolve, ResolveRequest{Actor: "operator:ops", Reason: "checked"}, time.Minute, func(_ any, err error) {
+		s.ErrorContains(err, "not halted", "the workflow's own view has no halt")
+	})
+	// A rejection halts the session in the ledger only (on_reject: halt);
+	// the operator's resolution says so.
+	s.update(UpdateResolve, ResolveRequest{Actor: "operator:ops", Reason: "spoke to the tenant", HaltedInLedger: true}, 2*time.Minute, func(_ any, err error) {
+		s.NoError(err)
+	})
+	s.endCall(3 * time.Minute)
+
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1"})
+
+	s.NoError(s.env.GetWorkflowError())
+}

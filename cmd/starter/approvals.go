@@ -107,6 +107,8 @@ func printApproval(cmd *cobra.Command, g *globals, a apitype.Approval, err error
 	row(tw, "role", a.ApproverRole)
 	row(tw, "args", string(a.Args))
 	row(tw, "args hash", a.ArgsHash)
+	row(tw, "effect", a.Effect)
+	row(tw, "reversibility", a.Reversibility)
 	row(tw, "reason", a.Reason)
 	row(tw, "risk", strings.Join(a.RiskTags, ","))
 	row(tw, "timeout", a.TimeoutAt)

@@ -141,6 +141,8 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		shown, _, code := run(t, append(ops, "approvals", "show", inv.ApprovalID)...)
 		require.Equal(t, 0, code, shown)
 		require.Contains(t, shown, "caller_number = +14155550100  (agent-declared)")
+		require.Regexp(t, `effect\s+write\n`, shown)
+		require.Regexp(t, `reversibility\s+irreversible\n`, shown, "the approver sees the text cannot be unsent")
 	})
 
 	t.Run("SessionsShowRollbackEnd", func(t *testing.T) {

@@ -937,6 +937,11 @@ func testApprovalRequest(t *testing.T, setup setupFunc) {
 		require.Equal(t, "finance", got.ApproverRole)
 		require.Equal(t, a.Reason, got.Reason)
 		require.Equal(t, []string{"money", "external"}, got.RiskTags)
+		require.Equal(t, maestrotype.EffectMoney, got.Effect)
+		require.Equal(t, maestrotype.ReversibilityCompensable, got.Reversibility)
+		read, err := s.ApprovalRequestGet(ctx, got.ID)
+		require.NoError(t, err)
+		require.Equal(t, maestrotype.ReversibilityCompensable, read.Reversibility, "the classes are frozen with the request")
 		require.JSONEq(t, string(a.Context), string(got.Context))
 		require.Equal(t, store.ApprovalPending, got.Status)
 		require.Equal(t, timeout, got.TimeoutAt)
@@ -1239,18 +1244,20 @@ func claimParams(owner string, ttl time.Duration) store.EffectClaimParams {
 // under a fresh operation key.
 func newApprovalRequest(timeout time.Time) store.ApprovalRequest {
 	return store.ApprovalRequest{
-		InvocationID: "inv_1",
-		OperationKey: newKey(),
-		SessionID:    "ses_a",
-		AgentID:      "agent_1",
-		Tool:         "payments.refund",
-		Args:         oddArgs,
-		ArgsHash:     hashOf(oddArgs),
-		ApproverRole: "finance",
-		Reason:       "money always needs a human",
-		RiskTags:     []string{"money", "external"},
-		Context:      json.RawMessage(`{"recent":["crm.lookup"]}`),
-		TimeoutAt:    timeout,
+		InvocationID:  "inv_1",
+		OperationKey:  newKey(),
+		SessionID:     "ses_a",
+		AgentID:       "agent_1",
+		Tool:          "payments.refund",
+		Args:          oddArgs,
+		ArgsHash:      hashOf(oddArgs),
+		ApproverRole:  "finance",
+		Reason:        "money always needs a human",
+		RiskTags:      []string{"money", "external"},
+		Effect:        maestrotype.EffectMoney,
+		Reversibility: maestrotype.ReversibilityCompensable,
+		Context:       json.RawMessage(`{"recent":["crm.lookup"]}`),
+		TimeoutAt:     timeout,
 	}
 }
 

@@ -1,22 +1,22 @@
 -- name: ApprovalRequestInsert
 INSERT INTO approval_requests (id, invocation_id, operation_key, session_id, agent_id, tool, args,
-                               args_hash, approver_role, reason, risk_tags, context, status,
+                               args_hash, approver_role, reason, risk_tags, effect, reversibility, context, status,
                                timeout_at, decided_by, decided_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash,
-          approver_role, reason, risk_tags, context, status, timeout_at, decided_by, decided_at,
+          approver_role, reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at,
           created_at;
 
 -- name: ApprovalRequestGet
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
-       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
 FROM approval_requests
 WHERE id = $1;
 
 -- name: ApprovalRequestGetByKey
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
-       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
 FROM approval_requests
 WHERE operation_key = $1;
 
@@ -24,7 +24,7 @@ WHERE operation_key = $1;
 -- An empty status lists every status; rowid breaks ties within a
 -- millisecond in insertion order.
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
-       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
 FROM approval_requests
 WHERE $1 = '' OR status = $1
 ORDER BY created_at, rowid
@@ -34,7 +34,7 @@ LIMIT $2;
 -- No FOR UPDATE in SQLite, and none needed: the transaction began
 -- IMMEDIATE and holds the database's write lock until it ends.
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
-       reason, risk_tags, context, status, timeout_at, decided_by, decided_at, created_at
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
 FROM approval_requests
 WHERE id = $1;
 
@@ -46,7 +46,7 @@ SET status = $2, decided_by = $3, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'n
     args = coalesce($4, args), args_hash = coalesce($5, args_hash)
 WHERE id = $1 AND status = 'pending' AND timeout_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 RETURNING id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash,
-          approver_role, reason, risk_tags, context, status, timeout_at, decided_by, decided_at,
+          approver_role, reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at,
           created_at;
 
 -- name: ApprovalRequestExpire
