@@ -64,6 +64,11 @@ func startStack(ctx context.Context, cfg Config) (s *stack, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The approval cell opens every request before it measures deciding
+	// them, so a session holds several at once.
+	if doc, err = tools.AllowingWritesWhileAwaiting(doc); err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(catalog, doc, 0o600); err != nil {
 		return nil, fmt.Errorf("error writing the catalog: %w", err)
 	}

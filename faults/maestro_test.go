@@ -56,6 +56,10 @@ func startMaestro(t *testing.T, cfg config) *maestro {
 	// ones the test states: these tests drive delivery, not trust.
 	doc, err := tools.TrustingDeclaredFacts(tools.DemoCatalogYAML)
 	require.NoError(t, err)
+	// The faults keep an approval and other writes of one session in
+	// flight together.
+	doc, err = tools.AllowingWritesWhileAwaiting(doc)
+	require.NoError(t, err)
 	cat, err := tools.Load(doc)
 	require.NoError(t, err)
 	sins, err := standin.Start()

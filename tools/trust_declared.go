@@ -55,3 +55,34 @@ func mappingValue(m *yaml.Node, key string) *yaml.Node {
 	}
 	return &yaml.Node{}
 }
+
+// AllowingWritesWhileAwaiting returns the catalog document with every
+// agent's while_awaiting_approval policy set to allow_writes. Harnesses
+// that keep several calls of one session in flight at once, an approval
+// among them, use it; a deployment chooses its policy in the catalog.
+func AllowingWritesWhileAwaiting(doc []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(doc, &root); err != nil {
+		return nil, fmt.Errorf("error reading the catalog: %w", err)
+	}
+	if len(root.Content) != 1 {
+		return nil, errors.New("error reading the catalog: not one YAML document")
+	}
+	for _, agent := range mappingValue(root.Content[0], "agents").Content {
+		if agent.Kind != yaml.MappingNode {
+			continue
+		}
+		if policy := mappingValue(agent, "while_awaiting_approval"); policy.Kind == yaml.ScalarNode {
+			policy.Value = string(AwaitingApprovalAllowWrites)
+			continue
+		}
+		agent.Content = append(agent.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: "while_awaiting_approval"},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: string(AwaitingApprovalAllowWrites)})
+	}
+	out, err := yaml.Marshal(&root)
+	if err != nil {
+		return nil, fmt.Errorf("error writing the catalog: %w", err)
+	}
+	return out, nil
+}
