@@ -93,10 +93,17 @@ func TestOperatorVouchedFactsAutoApprove(t *testing.T) {
 	require.Equal(t, caller, sess.Facts["caller_number"])
 	require.Equal(t, "operator", sess.FactProvenance["caller_number"])
 
+	// The request made on the agent's word still waits for its manager.
+	_, err = e.ops.Approve(e.ctx, first.ApprovalID, "number checked with the caller")
+	require.NoError(t, err)
+	done, err := e.agent.Wait(e.ctx, first.InvocationID)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, done.State)
+
 	second, err := e.invoke("send_sms", e.key("second"), `{"to":"`+caller+`","body":"A technician is on the way."}`)
 	require.NoError(t, err)
 	require.Equal(t, mt.InvocationSucceeded, second.State, "%+v", second.Observation)
-	require.Equal(t, 1, e.standins.Twilio.CountMessages(), "only the vouched-for text went out; the first still waits")
+	require.Equal(t, 2, e.standins.Twilio.CountMessages())
 	stored, err := e.store.ApprovalRequestGetByKey(e.ctx, e.key("second"))
 	require.NoError(t, err)
 	require.NotEqual(t, "operator:demo-manager", stored.DecidedBy, "the rule decided, on the operator's fact")
