@@ -10,21 +10,21 @@ import (
 // Session is a call or agent session as the API shows it: the ledger's
 // record of its calls, undo stack, deferred work and post-call deliveries.
 type Session struct {
-	SessionID     string            `json:"session_id"`
-	AgentID       string            `json:"agent_id"`
-	State         mt.SessionState   `json:"state"`
-	Facts         map[string]string `json:"facts,omitempty"`
+	SessionID string            `json:"session_id"`
+	AgentID   string            `json:"agent_id"`
+	State     mt.SessionState   `json:"state"`
+	Facts     map[string]string `json:"facts,omitempty"`
 	// FactProvenance says who vouches for each fact: agent-declared,
 	// operator or platform-signed:<platform>.
 	FactProvenance map[string]string `json:"fact_provenance,omitempty"`
-	HaltStep      string            `json:"halt_step,omitempty"`
-	HaltReason    string            `json:"halt_reason,omitempty"`
-	ResolvedBy    string            `json:"resolved_by,omitempty"`
-	ResolveReason string            `json:"resolve_reason,omitempty"`
-	Calls         []SessionCall     `json:"calls"`
-	UndoStack     []UndoEntry       `json:"undo_stack"`
-	Deferred      []DeferredItem    `json:"deferred"`
-	PostCall      []PostCallItem    `json:"postcall"`
+	HaltStep       string            `json:"halt_step,omitempty"`
+	HaltReason     string            `json:"halt_reason,omitempty"`
+	ResolvedBy     string            `json:"resolved_by,omitempty"`
+	ResolveReason  string            `json:"resolve_reason,omitempty"`
+	Calls          []SessionCall     `json:"calls"`
+	UndoStack      []UndoEntry       `json:"undo_stack"`
+	Deferred       []DeferredItem    `json:"deferred"`
+	PostCall       []PostCallItem    `json:"postcall"`
 	// PostCallStatus is the post-call workflow's status once the call has
 	// ended: running, completed, failed, or not_started.
 	PostCallStatus string     `json:"postcall_status,omitempty"`
