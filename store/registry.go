@@ -22,32 +22,13 @@ func (l *ledger) ToolRegistrySync(ctx context.Context, rows []ToolRegistryRow) e
 			return fmt.Errorf("error clearing the registry: %w", err)
 		}
 		for _, r := range rows {
-			_, err := tx.ExecContext(ctx, l.query("ToolRegistryInsert"),
-				r.Name,
-				string(r.Effect),
-				string(r.Delivery),
-				string(r.Reversibility),
-				textArg(r.CompensationTool),
-				textArg(r.ApproverRole),
-				r.ConnectorKind,
-				r.Owner,
-				r.CatalogHash,
-			)
-			if err != nil {
+			// The row as the current registry and its history both hold it.
+			row := []any{r.Name, string(r.Effect), string(r.Delivery), string(r.Reversibility),
+				textArg(r.CompensationTool), textArg(r.ApproverRole), r.ConnectorKind, r.Owner}
+			if _, err := tx.ExecContext(ctx, l.query("ToolRegistryInsert"), append(row, r.CatalogHash)...); err != nil {
 				return fmt.Errorf("error inserting tool %q: %w", r.Name, err)
 			}
-			_, err = tx.ExecContext(ctx, l.query("ToolRegistryVersionInsert"),
-				r.CatalogHash,
-				r.Name,
-				string(r.Effect),
-				string(r.Delivery),
-				string(r.Reversibility),
-				textArg(r.CompensationTool),
-				textArg(r.ApproverRole),
-				r.ConnectorKind,
-				r.Owner,
-			)
-			if err != nil {
+			if _, err := tx.ExecContext(ctx, l.query("ToolRegistryVersionInsert"), append([]any{r.CatalogHash}, row...)...); err != nil {
 				return fmt.Errorf("error recording tool %q in the registry history: %w", r.Name, err)
 			}
 		}
