@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"testing"
 	"time"
@@ -31,14 +32,7 @@ func TestApprovalEventsAreAppendOnly(t *testing.T) {
 			}
 			require.Equal(t, 1, count(), "the request logged its 'requested' event")
 
-			_, err := raw.ExecContext(ctx, "UPDATE approval_events SET actor = 'operator:forger'")
-			require.ErrorContains(t, err, "append-only")
-			_, err = raw.ExecContext(ctx, "DELETE FROM approval_events")
-			require.ErrorContains(t, err, "append-only")
-			if b.name == "postgres" {
-				_, err = raw.ExecContext(ctx, "TRUNCATE approval_events")
-				require.ErrorContains(t, err, "append-only")
-			}
+			requireAppendOnly(t, b, raw, "approval_events", "actor = 'operator:forger'")
 
 			events, err := s.ApprovalEventList(ctx, req.ID)
 			require.NoError(t, err)
@@ -119,18 +113,27 @@ func TestReconciliationEventsAreAppendOnly(t *testing.T) {
 			})
 			require.NoError(t, err)
 
-			_, err = raw.ExecContext(ctx, "UPDATE reconciliation_events SET actor = 'operator:forger'")
-			require.ErrorContains(t, err, "append-only")
-			_, err = raw.ExecContext(ctx, "DELETE FROM reconciliation_events")
-			require.ErrorContains(t, err, "append-only")
-			if b.name == "postgres" {
-				_, err = raw.ExecContext(ctx, "TRUNCATE reconciliation_events")
-				require.ErrorContains(t, err, "append-only")
-			}
+			requireAppendOnly(t, b, raw, "reconciliation_events", "actor = 'operator:forger'")
 			events, err := s.ReconciliationEventList(ctx, "op_1")
 			require.NoError(t, err)
 			require.Len(t, events, 1)
 			require.Equal(t, "reconciler:a", events[0].Actor)
 		})
+	}
+}
+
+// requireAppendOnly proves, around the store, that the database refuses to
+// update, delete or (on PostgreSQL) truncate table's rows; set is a valid
+// SET clause for the UPDATE.
+func requireAppendOnly(t *testing.T, b backend, raw *sql.DB, table, set string) {
+	t.Helper()
+	ctx := t.Context()
+	_, err := raw.ExecContext(ctx, "UPDATE "+table+" SET "+set)
+	require.ErrorContains(t, err, "append-only")
+	_, err = raw.ExecContext(ctx, "DELETE FROM "+table)
+	require.ErrorContains(t, err, "append-only")
+	if b.name == "postgres" {
+		_, err = raw.ExecContext(ctx, "TRUNCATE "+table)
+		require.ErrorContains(t, err, "append-only")
 	}
 }

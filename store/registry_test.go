@@ -78,14 +78,7 @@ func TestToolRegistryHistoryIsAppendOnly(t *testing.T) {
 				ConnectorKind: "http", Owner: "payments", CatalogHash: "h1",
 			}}))
 
-			_, err := raw.ExecContext(ctx, "UPDATE tool_registry_versions SET effect = 'write'")
-			require.ErrorContains(t, err, "append-only")
-			_, err = raw.ExecContext(ctx, "DELETE FROM tool_registry_versions")
-			require.ErrorContains(t, err, "append-only")
-			if b.name == "postgres" {
-				_, err = raw.ExecContext(ctx, "TRUNCATE tool_registry_versions")
-				require.ErrorContains(t, err, "append-only")
-			}
+			requireAppendOnly(t, b, raw, "tool_registry_versions", "effect = 'write'")
 
 			history, err := s.ToolRegistryHistory(ctx, "payments.refund")
 			require.NoError(t, err)
