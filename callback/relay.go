@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/maestro-run/maestro/internal/sweep"
 	"github.com/maestro-run/maestro/store"
 )
 
@@ -114,16 +115,7 @@ func (r *Relay) lease() time.Duration {
 // Run sweeps at once (delivering what an earlier process left owed) and
 // then every Interval, until ctx is done.
 func (r *Relay) Run(ctx context.Context) {
-	t := time.NewTicker(r.cfg.Interval)
-	defer t.Stop()
-	for {
-		r.Sweep(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	sweep.Every(ctx, r.cfg.Interval, nil, r.Sweep)
 }
 
 // Sweep claims the due callbacks and makes one attempt at each.
@@ -213,12 +205,5 @@ func (r *Relay) post(ctx context.Context, cb store.Callback) error {
 }
 
 func (r *Relay) backoff(failures int) time.Duration {
-	d := r.cfg.FirstBackoff
-	for range failures {
-		if d >= r.cfg.MaxBackoff/2 {
-			return r.cfg.MaxBackoff
-		}
-		d *= 2
-	}
-	return min(d, r.cfg.MaxBackoff)
+	return sweep.Backoff(r.cfg.FirstBackoff, r.cfg.MaxBackoff, failures)
 }

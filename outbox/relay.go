@@ -15,6 +15,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/maestro-run/maestro/internal/sweep"
 	"github.com/maestro-run/maestro/store"
 )
 
@@ -147,14 +148,7 @@ func (r *Relay) renewToken(ctx context.Context, sig store.OutboxSignal) {
 }
 
 func (r *Relay) backoff(failures int) time.Duration {
-	d := r.cfg.FirstBackoff
-	for range failures {
-		if d >= r.cfg.MaxBackoff/2 {
-			return r.cfg.MaxBackoff
-		}
-		d *= 2
-	}
-	return min(d, r.cfg.MaxBackoff)
+	return sweep.Backoff(r.cfg.FirstBackoff, r.cfg.MaxBackoff, failures)
 }
 
 // Kick asks Run to look for due signals now rather than at its next tick.
@@ -168,17 +162,7 @@ func (r *Relay) Kick() {
 // Run sweeps due signals at once (what an earlier process left owed) and
 // then every Interval, until ctx is done.
 func (r *Relay) Run(ctx context.Context) {
-	t := time.NewTicker(r.cfg.Interval)
-	defer t.Stop()
-	for {
-		r.Sweep(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-r.kick:
-		}
-	}
+	sweep.Every(ctx, r.cfg.Interval, r.kick, r.Sweep)
 }
 
 // Sweep makes one attempt at every due signal.
