@@ -84,6 +84,10 @@ func newHarness(t *testing.T) *harness {
 	// the test states.
 	doc, err := tools.TrustingDeclaredFacts(tools.DemoCatalogYAML)
 	require.NoError(t, err)
+	// Each scenario sends its refund, which waits for approval, together
+	// with the session's other writes.
+	doc, err = tools.AllowingWritesWhileAwaiting(doc)
+	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(h.catalog, doc, 0o600))
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
