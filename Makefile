@@ -6,7 +6,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 GO ?= go
 PKGS := ./...
 
-.PHONY: demo run test vet build fmt bench help crashtest loadtest
+.PHONY: demo run test vet build fmt bench help crashtest loadtest cluster chaos
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -18,21 +18,37 @@ run: ## start the long-running dev service (embedded Temporal, SQLite ledger, st
 	$(GO) run ./cmd/worker --dev
 
 test: vet ## vet, then every test with the race detector against PostgreSQL
-	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 crashtest: ## kill the worker between provider and ledger, restart it, count effects at the receivers
-	$(GO) vet -tags crashtest,failpoint ./internal/failpoint ./activities ./crashtest
-	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -tags crashtest -count=1 -timeout 5m -v -run 'TestCrashAtTheSeam|TestCrashMidSaga' ./crashtest
+	$(GO) vet -tags crashtest,failpoint ./internal/failpoint ./activities ./test/crashtest
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" $(GO) test -tags crashtest -count=1 -timeout 8m -v -run 'TestCrashAtTheSeam|TestCrashMidSaga|TestCrashBetweenThePartsOfAPage' ./test/crashtest
 
 loadtest: ## 200 concurrent sessions x 10 mixed calls against one dev process; prove outcomes, effects, approvals, audit
-	$(GO) vet -tags loadtest ./loadtest
-	$(GO) test -tags loadtest -count=1 -timeout 5m -v -run TestLoad ./loadtest
+	$(GO) vet -tags loadtest ./test/loadtest
+	$(GO) test -tags loadtest -count=1 -timeout 5m -v -run TestLoad ./test/loadtest
+
+# make cluster keeps Temporal's state in databases temporal and
+# temporal_visibility on this server, created on first start.
+TEMPORAL_DATABASE_URL ?= $(TEST_DATABASE_URL)
+CLUSTER_FLAGS ?= --shards 4 --port 7233
+cluster: ## run a Temporal server on PostgreSQL as its own process (4 history shards, port 7233) for production rehearsals
+	$(GO) run ./cmd/worker temporal --database-url "$(TEMPORAL_DATABASE_URL)" -v $(CLUSTER_FLAGS)
+
+# CHAOS_PROFILE=ci runs the shorter profile CI runs; smoke checks the harness.
+CHAOS_PROFILE ?= full
+chaos: ## Temporal on PostgreSQL, stand-ins, 1 API and 3 workers as processes; 2,000 calls while workers are SIGKILLed; writes results/chaos.json
+	$(GO) vet -tags chaos ./test/chaos
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" CHAOS_PROFILE=$(CHAOS_PROFILE) $(GO) test -tags chaos -count=1 -timeout 30m -v -run TestChaos ./test/chaos
 
 vet: ## go vet
 	$(GO) vet $(PKGS)
 
-build: ## build the binaries into bin/
-	$(GO) build -o bin/ ./cmd/...
+# Release builds are static and carry no local paths; the Dockerfile runs
+# this same target, so the image holds exactly what make build produces.
+BUILD_FLAGS := -trimpath -ldflags="-s -w"
+build: ## build the binaries into bin/ (the Dockerfile runs this target)
+	CGO_ENABLED=0 $(GO) build $(BUILD_FLAGS) -o bin/ ./cmd/...
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
@@ -45,3 +61,7 @@ bench: ## measure direct, bare-Temporal and maestro calls side by side; writes r
 .PHONY: reality
 reality: ## fire every real-sync tool at independent references (npm: SES emulator, Prism with Twilio's spec) and read each effect back
 	.ci/reality/run.sh
+
+.PHONY: mcp
+mcp: ## run the official MCP conformance suite and the MCP Inspector CLI against a dev server's /mcp (npm, Node 22)
+	.ci/mcp/run.sh

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,19 +10,21 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/maestro-run/maestro/admission"
-	"github.com/maestro-run/maestro/connectors"
-	"github.com/maestro-run/maestro/postcall"
-	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/postcall"
+	"github.com/maestro-run/maestro/internal/transcriptref"
+	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
-	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
 // Config holds the activities' dependencies.
 type Config struct {
-	Store      store.Store
-	Catalog    *tools.Catalog
+	Store      ledger.Store
+	Catalog    tools.Source
 	Connectors connectors.Set
 	// Gate admits post-call deliveries like any other call. Optional: without
 	// it, post-call dispatch fails.
@@ -36,7 +39,7 @@ type Config struct {
 	// must outlast one provider call. Optional: default 30s.
 	LeaseTTL time.Duration
 	// TokenTTL is the lifetime of a token a policy mints for an
-	// auto-approved call. Optional: default 300s.
+	// auto-approved call. Optional: default approval.DefaultTokenTTL.
 	TokenTTL time.Duration
 	// Transcripts says which transcript_ref URLs the post-call judge may
 	// fetch. Optional: the zero policy refuses every transcript_ref.
@@ -52,6 +55,18 @@ type Config struct {
 	// has passed, when a complete search that finds nothing proves the
 	// effect absent. Optional: default 5s.
 	ListingLag time.Duration
+	// TaskQueue is where workflows the activities start (an operator's
+	// retry of held post-call work) run. Optional: default
+	// workflows.TaskQueue.
+	TaskQueue string
+	// PostCallBackoff paces post-call delivery attempts on one channel.
+	// Optional: default workflows.DefaultBackoff.
+	PostCallBackoff mt.Backoff
+	// PartsBudget is how long a call retries a part of a composite effect
+	// (a page's email while SES is down) before it answers with the parts
+	// that went out and delivers the rest afterwards (ADR 14). Optional:
+	// default 3s.
+	PartsBudget time.Duration
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -62,7 +77,7 @@ func (c Config) WithDefaults() Config {
 		c.LeaseTTL = 30 * time.Second
 	}
 	if c.TokenTTL == 0 {
-		c.TokenTTL = 300 * time.Second
+		c.TokenTTL = approval.DefaultTokenTTL
 	}
 	if c.SweepIdle == 0 {
 		c.SweepIdle = time.Minute
@@ -70,8 +85,14 @@ func (c Config) WithDefaults() Config {
 	if c.ListingLag == 0 {
 		c.ListingLag = 5 * time.Second
 	}
+	if c.PartsBudget == 0 {
+		c.PartsBudget = 3 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.TaskQueue == "" {
+		c.TaskQueue = workflows.TaskQueue
 	}
 	c.Transcripts = c.Transcripts.WithDefaults()
 	return c
@@ -114,28 +135,60 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.RecordDeferred, activityName(workflows.ActivityRecordDeferred))
 	w.RegisterActivityWithOptions(a.AuditScan, activityName(workflows.ActivityAuditScan))
 	w.RegisterActivityWithOptions(a.Finalize, activityName(workflows.ActivityFinalize))
+	w.RegisterActivityWithOptions(a.DeliverParts, activityName(workflows.ActivityDeliverParts))
 	w.RegisterActivityWithOptions(a.Sweep, activityName(workflows.ActivitySweep))
 	w.RegisterActivityWithOptions(a.UndoList, activityName(workflows.ActivityUndoList))
 	w.RegisterActivityWithOptions(a.Compensate, activityName(workflows.ActivityCompensate))
 	w.RegisterActivityWithOptions(a.CompensationApproval, activityName(workflows.ActivityCompensationApproval))
 	w.RegisterActivityWithOptions(a.SessionHalt, activityName(workflows.ActivitySessionHalt))
 	w.RegisterActivityWithOptions(a.SessionResolve, activityName(workflows.ActivitySessionResolve))
+	w.RegisterActivityWithOptions(a.SessionRollbackBegin, activityName(workflows.ActivitySessionRollbackBegin))
+	w.RegisterActivityWithOptions(a.SessionRollbackEnd, activityName(workflows.ActivitySessionRollbackEnd))
 	w.RegisterActivityWithOptions(a.SessionEnd, activityName(workflows.ActivitySessionEnd))
 	w.RegisterActivityWithOptions(a.PostCallGather, activityName(workflows.ActivityPostCallGather))
 	w.RegisterActivityWithOptions(a.PostCallJudge, activityName(workflows.ActivityPostCallJudge))
 	w.RegisterActivityWithOptions(a.PostCallDispatch, activityName(workflows.ActivityPostCallDispatch))
 	w.RegisterActivityWithOptions(a.PostCallPersist, activityName(workflows.ActivityPostCallPersist))
+	w.RegisterActivityWithOptions(a.PostCallAttempt, activityName(workflows.ActivityPostCallAttempt))
+	w.RegisterActivityWithOptions(a.PostCallSettled, activityName(workflows.ActivityPostCallSettled))
 }
 
 func (a *Activities) extractor() postcall.Extractor {
 	if a.cfg.Extractor != nil {
 		return a.cfg.Extractor
 	}
-	return postcall.Rules{Catalog: a.cfg.Catalog}
+	return postcall.Rules{Catalog: a.cfg.Catalog.Load()}
+}
+
+// admittedTool returns the tool as the catalog version the invocation was
+// admitted under has it, and records that version in in: a reload after
+// admission changes nothing about a call already admitted. Rows from
+// before versions were recorded run under the current catalog.
+func (a *Activities) admittedTool(ctx context.Context, in *workflows.ExecuteInput) (*tools.Tool, error) {
+	if in.CatalogVersion == "" && in.InvocationID != "" {
+		inv, err := a.cfg.Store.InvocationGet(ctx, in.InvocationID)
+		if err != nil {
+			return nil, retryable(ErrTypeLedger, fmt.Errorf("error reading the invocation's catalog version: %w", err))
+		}
+		in.CatalogVersion = inv.CatalogVersion
+	}
+	cat, err := a.cfg.Catalog.At(ctx, in.CatalogVersion)
+	if errors.Is(err, tools.ErrVersionUnknown) {
+		return nil, nonRetryable(workflows.ErrTypeInvariant, err)
+	}
+	if err != nil {
+		return nil, retryable(ErrTypeLedger, err)
+	}
+	in.CatalogVersion = cat.Hash()
+	t, ok := cat.Tool(in.Tool)
+	if !ok {
+		return nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("tool %q is not in catalog version %s", in.Tool, cat.Hash()))
+	}
+	return t, nil
 }
 
 func (a *Activities) tool(name string) (*tools.Tool, error) {
-	t, ok := a.cfg.Catalog.Tool(name)
+	t, ok := a.cfg.Catalog.Load().Tool(name)
 	if !ok {
 		// The catalog changed under a running invocation; retrying cannot help.
 		return nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("tool %q is no longer in the catalog", name))

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -21,10 +21,10 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 	if err != nil {
 		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
 	}
-	if req.Status == store.ApprovalPending && in.ApprovalExpired {
-		to := store.ApprovalTimedOut
+	if req.Status == ledger.ApprovalPending && in.ApprovalExpired {
+		to := ledger.ApprovalTimedOut
 		if tool.Approval.AutoApproveOnTimeout() {
-			to = store.ApprovalAutoApproved
+			to = ledger.ApprovalAutoApproved
 		}
 		req, err = a.cfg.Store.ApprovalRequestExpire(ctx, in.ApprovalID, to)
 		if err != nil {
@@ -33,9 +33,9 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 	}
 	src := source(tool, *in)
 	switch req.Status {
-	case store.ApprovalPending:
+	case ledger.ApprovalPending:
 		return workflows.InvocationResult{State: mt.InvocationAwaitingApproval}, false, nil
-	case store.ApprovalRejected:
+	case ledger.ApprovalRejected:
 		f := observation.Failure{
 			Code:          mt.CodeApprovalRejected,
 			Summary:       fmt.Sprintf("%s was rejected by an approver; nothing was done", in.Tool),
@@ -56,7 +56,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 		}
 		res, err := a.finish(ctx, *in, mt.InvocationRejected, observation.Error(f, src))
 		return res, false, err
-	case store.ApprovalTimedOut:
+	case ledger.ApprovalTimedOut:
 		res, err := a.finish(ctx, *in, mt.InvocationTimedOut, observation.Error(observation.Failure{
 			Code:          mt.CodeApprovalTimedOut,
 			Summary:       fmt.Sprintf("No approver decided on %s in time; nothing was done", in.Tool),
@@ -66,7 +66,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 			Wording:       "I couldn't get that approved in time, so it hasn't been done yet.",
 		}, src))
 		return res, false, err
-	case store.ApprovalApproved, store.ApprovalAutoApproved:
+	case ledger.ApprovalApproved, ledger.ApprovalAutoApproved:
 		_, hash, err := approval.Canonicalize(req.Args)
 		if err != nil || hash != req.ArgsHash {
 			return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant,
@@ -86,10 +86,10 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 // invocation after a crash may go on to the ledger (which keeps the effect
 // to one); anything else holding a spent, expired or mismatched token is
 // refused.
-func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, req store.ApprovalRequest) (workflows.InvocationResult, bool, error) {
+func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, req ledger.ApprovalRequest) (workflows.InvocationResult, bool, error) {
 	spender := "invocation:" + in.InvocationID
 	tok, err := a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
-	if req.Status == store.ApprovalAutoApproved && (errors.Is(err, store.ErrNoToken) || errors.Is(err, store.ErrTokenExpired)) {
+	if req.Status == ledger.ApprovalAutoApproved && (errors.Is(err, ledger.ErrNoToken) || errors.Is(err, ledger.ErrTokenExpired)) {
 		// A policy decided, so a policy may mint the token it needs.
 		if _, merr := a.cfg.Store.ApprovalTokenMint(ctx, req.ID, a.cfg.TokenTTL, req.DecidedBy); merr != nil {
 			return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error minting token: %w", merr))
@@ -99,9 +99,9 @@ func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workf
 	switch {
 	case err == nil:
 		return workflows.InvocationResult{}, true, nil
-	case errors.Is(err, store.ErrTokenUsed) && tok.UsedBy == spender:
+	case errors.Is(err, ledger.ErrTokenUsed) && tok.UsedBy == spender:
 		return workflows.InvocationResult{}, true, nil
-	case errors.Is(err, store.ErrTokenExpired):
+	case errors.Is(err, ledger.ErrTokenExpired):
 		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
 			Code:          mt.CodeApprovalExpired,
 			Summary:       fmt.Sprintf("The approval for %s expired before it could run; nothing was done", in.Tool),
@@ -111,7 +111,7 @@ func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workf
 			Wording:       "That was approved, but too late to go through; it hasn't been done yet.",
 		}, source(tool, *in)))
 		return res, false, ferr
-	case errors.Is(err, store.ErrTokenUsed), errors.Is(err, store.ErrTokenMismatch), errors.Is(err, store.ErrNoToken):
+	case errors.Is(err, ledger.ErrTokenUsed), errors.Is(err, ledger.ErrTokenMismatch), errors.Is(err, ledger.ErrNoToken):
 		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
 			Code:          mt.CodeApprovalClosed,
 			Summary:       fmt.Sprintf("%s was refused at execution: %v; nothing was done", in.Tool, err),
@@ -130,8 +130,8 @@ func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workf
 // says so (on_reject: halt, the default). The halt is recorded before the
 // rejection is, so no call the agent makes after it reads the rejection can
 // be admitted. A session already halted or ended stays as it is.
-func (a *Activities) haltOnReject(ctx context.Context, req store.ApprovalRequest, sessionID string) (bool, error) {
-	agent, ok := a.cfg.Catalog.Agent(req.AgentID)
+func (a *Activities) haltOnReject(ctx context.Context, req ledger.ApprovalRequest, sessionID string) (bool, error) {
+	agent, ok := a.cfg.Catalog.Load().Agent(req.AgentID)
 	if sessionID == "" || ok && agent.OnReject == tools.OnRejectContinue {
 		return false, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/receipts"
 	"github.com/maestro-run/maestro/tools"
@@ -34,7 +34,7 @@ func renderCall(tool *tools.Tool, in workflows.ExecuteInput) (connectors.Call, e
 		return connectors.Call{}, fmt.Errorf("error rendering connector call: %w", err)
 	}
 	return connectors.Call{
-		Kind:           connectors.Kind(rc.Kind),
+		Kind:           rc.Kind,
 		IdempotencyKey: in.OperationKey,
 		Settings:       rc.Settings,
 		Body:           rc.Body,

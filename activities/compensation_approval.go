@@ -9,8 +9,8 @@ import (
 
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -26,19 +26,19 @@ func (a *Activities) CompensationApproval(ctx context.Context, in workflows.Comp
 	if err != nil {
 		return workflows.CompensationApproval{}, retryable(ErrTypeLedger, fmt.Errorf("error reading undo entry: %w", err))
 	}
-	if entry.Status != store.UndoPending {
+	if entry.Status != ledger.UndoPending && entry.Status != ledger.UndoFailed {
 		return workflows.CompensationApproval{}, nil
 	}
 	eff, err := a.cfg.Store.EffectGet(ctx, entry.OperationKey)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, ledger.ErrNotFound):
 		return workflows.CompensationApproval{}, nil
 	case err != nil:
 		return workflows.CompensationApproval{}, retryable(ErrTypeLedger, fmt.Errorf("error reading the effect to undo: %w", err))
 	case eff.Status != mt.EffectSucceeded:
 		return workflows.CompensationApproval{}, nil
 	}
-	tool, call, err := a.compensationCall(entry, eff)
+	tool, call, err := a.compensationCall(ctx, entry, eff)
 	if err != nil || tool.Effect != mt.EffectMoney || tool.Approval == nil || tool.Approval.ApproverRole == "" {
 		// The compensation activity refuses what cannot be approved.
 		return workflows.CompensationApproval{}, nil
@@ -53,7 +53,7 @@ func (a *Activities) CompensationApproval(ctx context.Context, in workflows.Comp
 	if err != nil {
 		return workflows.CompensationApproval{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("error encoding approval context: %w", err))
 	}
-	req, err := a.cfg.Store.ApprovalRequestInsert(ctx, store.ApprovalRequest{
+	req, err := a.cfg.Store.ApprovalRequestInsert(ctx, ledger.ApprovalRequest{
 		// A compensation has no invocation of its own; its operation key
 		// stands in for one.
 		InvocationID:  call.OperationKey,
@@ -69,7 +69,7 @@ func (a *Activities) CompensationApproval(ctx context.Context, in workflows.Comp
 		Effect:        tool.Effect,
 		Reversibility: tool.Reversibility,
 		Context:       recent,
-		Status:        store.ApprovalPending,
+		Status:        ledger.ApprovalPending,
 		TimeoutAt:     time.Now().UTC().Add(tool.Approval.Timeout),
 	})
 	if err != nil {
@@ -100,20 +100,20 @@ func (a *Activities) compensationApproved(ctx context.Context, tool *tools.Tool,
 	if req.OperationKey != in.OperationKey {
 		return workflows.UndoFailed, fmt.Sprintf("approval %s is for %s, not for %s", req.ID, req.OperationKey, in.OperationKey), nil
 	}
-	if req.Status == store.ApprovalPending && step.ApprovalExpired {
+	if req.Status == ledger.ApprovalPending && step.ApprovalExpired {
 		// Money never approves itself, whatever the tool's timeout policy.
-		if req, err = a.cfg.Store.ApprovalRequestExpire(ctx, req.ID, store.ApprovalTimedOut); err != nil {
+		if req, err = a.cfg.Store.ApprovalRequestExpire(ctx, req.ID, ledger.ApprovalTimedOut); err != nil {
 			return "", "", retryable(ErrTypeLedger, fmt.Errorf("error closing expired approval request: %w", err))
 		}
 	}
 	switch req.Status {
-	case store.ApprovalPending:
+	case ledger.ApprovalPending:
 		return workflows.UndoAwaitingApproval, fmt.Sprintf("%s waits for a human with the %s role (approval %s)", tool.Name, req.ApproverRole, req.ID), nil
-	case store.ApprovalRejected:
+	case ledger.ApprovalRejected:
 		return workflows.UndoFailed, fmt.Sprintf("%s was rejected by %s (approval %s); nothing was undone", tool.Name, req.DecidedBy, req.ID), nil
-	case store.ApprovalTimedOut:
+	case ledger.ApprovalTimedOut:
 		return workflows.UndoFailed, fmt.Sprintf("no one with the %s role decided on %s in time (approval %s); nothing was undone", req.ApproverRole, tool.Name, req.ID), nil
-	case store.ApprovalApproved:
+	case ledger.ApprovalApproved:
 	default:
 		return workflows.UndoFailed, fmt.Sprintf("approval %s is %s; money needs a human approval", req.ID, req.Status), nil
 	}
@@ -123,9 +123,9 @@ func (a *Activities) compensationApproved(ctx context.Context, tool *tools.Tool,
 	spender := "compensation:" + in.OperationKey
 	tok, err := a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
 	switch {
-	case err == nil, errors.Is(err, store.ErrTokenUsed) && tok.UsedBy == spender:
-	case errors.Is(err, store.ErrTokenUsed), errors.Is(err, store.ErrTokenMismatch),
-		errors.Is(err, store.ErrTokenExpired), errors.Is(err, store.ErrNoToken):
+	case err == nil, errors.Is(err, ledger.ErrTokenUsed) && tok.UsedBy == spender:
+	case errors.Is(err, ledger.ErrTokenUsed), errors.Is(err, ledger.ErrTokenMismatch),
+		errors.Is(err, ledger.ErrTokenExpired), errors.Is(err, ledger.ErrNoToken):
 		return workflows.UndoFailed, fmt.Sprintf("%s was refused at execution: %v; nothing was undone", tool.Name, err), nil
 	default:
 		return "", "", retryable(ErrTypeLedger, fmt.Errorf("error spending approval token: %w", err))

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -15,16 +15,16 @@ import (
 // workflow. Nothing is delivered now, and the observation says so: its
 // wording is future or neutral tense and it carries no receipt.
 func (a *Activities) RecordDeferred(ctx context.Context, in workflows.ExecuteInput) (workflows.InvocationResult, error) {
-	tool, err := a.tool(in.Tool)
+	tool, err := a.admittedTool(ctx, &in)
 	if err != nil {
 		return workflows.InvocationResult{}, err
 	}
-	item, err := a.cfg.Store.DeferredInsert(ctx, store.DeferredItem{
+	item, err := a.cfg.Store.DeferredInsert(ctx, ledger.DeferredItem{
 		SessionID:    in.SessionID,
 		OperationKey: in.OperationKey,
 		Tool:         in.Tool,
 		Args:         in.Args,
-		Status:       store.DeferredRecorded,
+		Status:       ledger.DeferredRecorded,
 	})
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error recording deferred item: %w", err))

@@ -9,11 +9,11 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/maestro-run/maestro/compensation"
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/failpoint"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -22,7 +22,7 @@ import (
 // outcome. Business outcomes (a provider refusal, an unknown outcome) come
 // back as observations; only failures worth retrying are returned as errors.
 func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (workflows.InvocationResult, error) {
-	tool, err := a.tool(in.Tool)
+	tool, err := a.admittedTool(ctx, &in)
 	if err != nil {
 		return workflows.InvocationResult{}, err
 	}
@@ -45,9 +45,23 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 	if in.Route == mt.RouteRead {
 		return a.read(ctx, tool, in, call)
 	}
+	if parts, ok := a.cfg.Connectors.Parts(call); ok {
+		res, err := a.compositeEffect(ctx, tool, in, parts, inCall)
+		if err != nil || res.State == mt.InvocationRunning {
+			// Running: the answer is recorded and the remaining parts
+			// are delivered after it.
+			return res, err
+		}
+		return a.finish(ctx, in, res.State, res.Observation)
+	}
 	res, err := a.effect(ctx, tool, in, call)
 	if err != nil {
 		return workflows.InvocationResult{}, err
+	}
+	if res.State == mt.InvocationSucceeded {
+		if res.Observation, err = a.duringRollback(ctx, tool, in, res.Observation); err != nil {
+			return workflows.InvocationResult{}, err
+		}
 	}
 	return a.finish(ctx, in, res.State, res.Observation)
 }
@@ -88,7 +102,7 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 	if err != nil {
 		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
 	}
-	claim, err := a.cfg.Store.EffectClaim(ctx, store.EffectClaimParams{
+	claim, err := a.cfg.Store.EffectClaim(ctx, ledger.EffectClaimParams{
 		OperationKey: in.OperationKey,
 		InvocationID: in.InvocationID,
 		Tool:         in.Tool,
@@ -100,22 +114,15 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 		// The class the effect runs under, for the audit: a rollback's
 		// compensation has no admitted invocation to carry it.
 		EffectClass:    tool.Effect,
-		CatalogVersion: a.cfg.Catalog.Hash(),
+		CatalogVersion: in.CatalogVersion,
+		// A rollback that began before this claim refuses it; a
+		// compensation is the rollback's own work.
+		SessionID: claimSession(in),
 	})
-	if err != nil {
-		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error claiming operation key: %w", err))
+	if res, done, err := claimAnswer(tool, in, claim, err); done {
+		return res, err
 	}
-	switch claim.Outcome {
-	case store.ClaimSettled:
-		return effectOutcome(claim.Effect)
-	case store.ClaimConflict:
-		return outcome(mt.InvocationFailed, keyReusedObservation(tool, in))
-	case store.ClaimBusy:
-		// Retry when the lease can have expired, not on the usual backoff:
-		// if its holder died, backing off by seconds would spend every
-		// attempt before the lease runs out and strand the call.
-		return workflows.InvocationResult{}, leaseBusy(claim.Effect.LeaseExpiresAt)
-	case store.ClaimTakeover:
+	if claim.Outcome == ledger.ClaimTakeover {
 		// An earlier attempt died with the call perhaps in flight: find
 		// out what the provider did before anything is sent again.
 		if !failpoint.LedgerBypassed() {
@@ -132,7 +139,7 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 // send calls the provider under a claim the caller holds and settles the
 // claim with what came back. An answer that is lost is reconciled against
 // the provider's records before anything else is sent.
-func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff store.Effect) (workflows.InvocationResult, error) {
+func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff ledger.Effect) (workflows.InvocationResult, error) {
 	res, err := a.cfg.Connectors.Do(ctx, call)
 	if err != nil {
 		ce := connectors.AsError(err)
@@ -167,7 +174,7 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 	// effect in progress with its proof in hand.
 	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
-	err := a.cfg.Store.EffectSettle(ctx, store.EffectSettleParams{
+	err := a.cfg.Store.EffectSettle(ctx, ledger.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectSucceeded,
@@ -176,7 +183,7 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		Result:       &obs,
 	})
 	switch {
-	case errors.Is(err, store.ErrLeaseLost):
+	case errors.Is(err, ledger.ErrLeaseLost):
 		return a.lateReceipt(ctx, in, owner, res, obs)
 	case err != nil:
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
@@ -197,7 +204,7 @@ func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in wor
 		return workflows.InvocationResult{}, retryable(ErrTypeProviderRetry, ce)
 	}
 	obs := failureObservation(tool, in, ce)
-	return a.settle(ctx, in, store.EffectSettleParams{
+	return a.settle(ctx, in, ledger.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectFailed,
@@ -208,7 +215,7 @@ func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in wor
 
 func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner, why string) (workflows.InvocationResult, error) {
 	obs := unknownObservation(tool, in, why)
-	res, err := a.settle(ctx, in, store.EffectSettleParams{
+	res, err := a.settle(ctx, in, ledger.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectNeedsReconciliation,
@@ -221,9 +228,9 @@ func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in wor
 	return res, err
 }
 
-func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p store.EffectSettleParams) (workflows.InvocationResult, error) {
+func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
 	err := a.cfg.Store.EffectSettle(ctx, p)
-	if errors.Is(err, store.ErrLeaseLost) {
+	if errors.Is(err, ledger.ErrLeaseLost) {
 		return a.leaseLost(ctx, in)
 	}
 	if err != nil {
@@ -247,7 +254,7 @@ func (a *Activities) leaseLost(ctx context.Context, in workflows.ExecuteInput) (
 }
 
 // effectOutcome is the outcome an already-settled effect recorded.
-func effectOutcome(eff store.Effect) (workflows.InvocationResult, error) {
+func effectOutcome(eff ledger.Effect) (workflows.InvocationResult, error) {
 	if eff.Result == nil {
 		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("settled effect %s has no stored result", eff.OperationKey))
 	}
@@ -315,4 +322,30 @@ func lastAttempt(ctx context.Context) bool {
 		return false
 	}
 	return info.Attempt >= info.RetryPolicy.MaximumAttempts
+}
+
+// claimAnswer answers a claim that leaves nothing to send: an error, a
+// settled key, a key reused with other arguments, a session being rolled
+// back, or a lease another attempt holds. done is false for a new or
+// taken-over claim, which the caller goes on to act on.
+func claimAnswer(tool *tools.Tool, in workflows.ExecuteInput, claim ledger.EffectClaimResult, err error) (res workflows.InvocationResult, done bool, _ error) {
+	if err != nil {
+		return res, true, retryable(ErrTypeLedger, fmt.Errorf("error claiming operation key: %w", err))
+	}
+	switch claim.Outcome {
+	case ledger.ClaimSettled:
+		res, err = effectOutcome(claim.Effect)
+	case ledger.ClaimConflict:
+		res, err = outcome(mt.InvocationFailed, keyReusedObservation(tool, in))
+	case ledger.ClaimSessionClosed:
+		res, err = outcome(mt.InvocationFailed, rollingBackObservation(tool, in))
+	case ledger.ClaimBusy:
+		// Retry when the lease can have expired, not on the usual backoff:
+		// if its holder died, backing off by seconds would spend every
+		// attempt before the lease runs out and strand the call.
+		err = leaseBusy(claim.Effect.LeaseExpiresAt)
+	default:
+		return res, false, nil
+	}
+	return res, true, err
 }

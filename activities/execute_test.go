@@ -13,12 +13,12 @@ import (
 
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/approval"
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
+	"github.com/maestro-run/maestro/internal/server"
+	"github.com/maestro-run/maestro/internal/standin"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/service"
-	"github.com/maestro-run/maestro/standin"
-	"github.com/maestro-run/maestro/store"
-	"github.com/maestro-run/maestro/store/storetest"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -28,7 +28,7 @@ import (
 type fixture struct {
 	t        *testing.T
 	ctx      context.Context
-	store    store.Store
+	store    ledger.Store
 	raw      *sql.DB
 	standins *standin.Set
 	env      *testsuite.TestActivityEnvironment
@@ -43,8 +43,8 @@ func setup(t *testing.T) *fixture {
 // setupCatalog is setup with another catalog than the demo's.
 func setupCatalog(t *testing.T, catalog []byte) *fixture {
 	t.Helper()
-	dsn := storetest.PostgresDSN(t)
-	st, err := store.OpenPostgres(t.Context(), dsn)
+	dsn := ledgertest.PostgresDSN(t)
+	st, err := ledger.OpenPostgres(t.Context(), dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	require.NoError(t, st.Migrate(t.Context()))
@@ -54,7 +54,7 @@ func setupCatalog(t *testing.T, catalog []byte) *fixture {
 
 	cat, err := tools.Load(catalog)
 	require.NoError(t, err)
-	require.NoError(t, st.ToolRegistrySync(t.Context(), service.RegistryRows(cat)))
+	require.NoError(t, st.ToolRegistrySync(t.Context(), server.RegistryRows(cat)))
 
 	sins, err := standin.Start()
 	require.NoError(t, err)
@@ -78,14 +78,14 @@ func (f *fixture) approvedRefund(tokenTTL time.Duration) workflows.ExecuteInput 
 	args, hash, err := approval.Canonicalize(json.RawMessage(`{"tenant_id":"t_100","amount_cents":1500,"reason":"Duplicate"}`))
 	require.NoError(f.t, err)
 	key := "s1:refund-" + string(rune('a'+f.n))
-	inv, _, err := f.store.InvocationInsert(f.ctx, store.Invocation{OperationKey: key, SessionID: "s1", AgentID: "voice-agent",
+	inv, _, err := f.store.InvocationInsert(f.ctx, ledger.Invocation{OperationKey: key, SessionID: "s1", AgentID: "voice-agent",
 		Tool: "issue_refund", Args: args, ArgsHash: hash, Route: mt.RouteGated, State: mt.InvocationAwaitingApproval, WorkflowID: "wf-" + key})
 	require.NoError(f.t, err)
-	apr, err := f.store.ApprovalRequestInsert(f.ctx, store.ApprovalRequest{InvocationID: inv.ID, OperationKey: key, SessionID: "s1",
+	apr, err := f.store.ApprovalRequestInsert(f.ctx, ledger.ApprovalRequest{InvocationID: inv.ID, OperationKey: key, SessionID: "s1",
 		AgentID: "voice-agent", Tool: "issue_refund", Args: args, ArgsHash: hash, ApproverRole: "manager",
-		Status: store.ApprovalPending, TimeoutAt: time.Now().Add(time.Hour)})
+		Status: ledger.ApprovalPending, TimeoutAt: time.Now().Add(time.Hour)})
 	require.NoError(f.t, err)
-	_, err = f.store.ApprovalDecide(f.ctx, store.ApprovalDecideParams{ApprovalID: apr.ID, Decision: store.DecisionApprove,
+	_, err = f.store.ApprovalDecide(f.ctx, ledger.ApprovalDecideParams{ApprovalID: apr.ID, Decision: ledger.DecisionApprove,
 		Actor: "operator:demo-manager", TokenTTL: tokenTTL})
 	require.NoError(f.t, err)
 	return workflows.ExecuteInput{InvocationID: inv.ID, OperationKey: key, SessionID: "s1", Tool: "issue_refund",
@@ -130,7 +130,7 @@ func TestReplayedTokenIsRefused(t *testing.T) {
 	// Another executor presenting the same approval finds its token spent.
 	replay := in
 	replay.OperationKey = in.OperationKey + "-again"
-	other, _, err := f.store.InvocationInsert(f.ctx, store.Invocation{OperationKey: replay.OperationKey, SessionID: "s1", AgentID: "voice-agent",
+	other, _, err := f.store.InvocationInsert(f.ctx, ledger.Invocation{OperationKey: replay.OperationKey, SessionID: "s1", AgentID: "voice-agent",
 		Tool: "issue_refund", Args: in.Args, ArgsHash: in.ArgsHash, Route: mt.RouteGated, State: mt.InvocationAwaitingApproval, WorkflowID: "wf-other"})
 	require.NoError(t, err)
 	replay.InvocationID = other.ID

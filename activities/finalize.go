@@ -9,9 +9,10 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
-	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -51,7 +52,7 @@ func (a *Activities) Finalize(ctx context.Context, in workflows.FinalizeInput) (
 // the invocation as the ledger then holds it: unchanged and final if it
 // already was, ErrWorkflowRunning if its workflow still runs, or
 // ErrLeaseLive if its effect's lease has not run out yet.
-func (a *Activities) FinalizeStranded(ctx context.Context, invocationID string) (store.Invocation, error) {
+func (a *Activities) FinalizeStranded(ctx context.Context, invocationID string) (ledger.Invocation, error) {
 	inv, err := a.cfg.Store.InvocationGet(ctx, invocationID)
 	if err != nil || inv.State.Terminal() {
 		return inv, err
@@ -114,14 +115,14 @@ func (e *leaseLiveError) Unwrap() error { return ErrLeaseLive }
 //
 // Every write is conditional on the state finalize read, so an attempt
 // that finishes the invocation first keeps its outcome.
-func (a *Activities) finalize(ctx context.Context, inv store.Invocation, why, actor string) (store.Invocation, error) {
+func (a *Activities) finalize(ctx context.Context, inv ledger.Invocation, why, actor string) (ledger.Invocation, error) {
 	in := workflows.ExecuteInput{
 		InvocationID: inv.ID, OperationKey: inv.OperationKey, SessionID: inv.SessionID,
 		Tool: inv.Tool, Route: inv.Route, Args: inv.Args, ArgsHash: inv.ArgsHash,
 	}
 	eff, err := a.cfg.Store.EffectGet(ctx, inv.OperationKey)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, ledger.ErrNotFound):
 		err = a.finalizeUnclaimed(ctx, inv, in, why)
 	case err != nil:
 		return inv, fmt.Errorf("error reading the effect of %s: %w", inv.OperationKey, err)
@@ -131,7 +132,7 @@ func (a *Activities) finalize(ctx context.Context, inv store.Invocation, why, ac
 		obs := a.settledObservation(in, eff, why)
 		err = a.cfg.Store.InvocationFinishOpen(ctx, inv.ID, invocationState(eff.Status), obs)
 	}
-	if err != nil && !errors.Is(err, store.ErrInvocationFinal) && !errors.Is(err, store.ErrLeaseLost) {
+	if err != nil && !errors.Is(err, ledger.ErrInvocationFinal) && !errors.Is(err, ledger.ErrLeaseLost) {
 		return inv, err
 	}
 	got, gerr := a.cfg.Store.InvocationGet(ctx, inv.ID)
@@ -153,7 +154,7 @@ func (a *Activities) finalize(ctx context.Context, inv store.Invocation, why, ac
 }
 
 // finalizeUnclaimed finishes an invocation that never claimed its key.
-func (a *Activities) finalizeUnclaimed(ctx context.Context, inv store.Invocation, in workflows.ExecuteInput, why string) error {
+func (a *Activities) finalizeUnclaimed(ctx context.Context, inv ledger.Invocation, in workflows.ExecuteInput, why string) error {
 	if inv.Route == mt.RouteDeferred {
 		items, err := a.cfg.Store.DeferredListBySession(ctx, inv.SessionID)
 		if err != nil {
@@ -167,14 +168,14 @@ func (a *Activities) finalizeUnclaimed(ctx context.Context, inv store.Invocation
 			}
 		}
 	}
-	return a.cfg.Store.InvocationFinishOpen(ctx, inv.ID, mt.InvocationFailed, abortedObservation(a.finalSource(in), why))
+	return a.cfg.Store.InvocationFinishOpen(ctx, inv.ID, mt.InvocationFailed, a.noticed(in, abortedObservation(a.finalSource(in), why)))
 }
 
 // holdStranded moves an effect whose attempt stopped holding it into
 // reconciliation, finishing its invocation (when finish is set) in the same
 // transaction. The stale owner's lease fences the move: an attempt that
 // took the key over in the meantime makes it fail with ErrLeaseLost.
-func (a *Activities) holdStranded(ctx context.Context, in workflows.ExecuteInput, eff store.Effect, why, actor string, finish bool) error {
+func (a *Activities) holdStranded(ctx context.Context, in workflows.ExecuteInput, eff ledger.Effect, why, actor string, finish bool) error {
 	if time.Now().Before(eff.LeaseExpiresAt) {
 		return &leaseLiveError{expires: eff.LeaseExpiresAt}
 	}
@@ -188,14 +189,15 @@ func (a *Activities) holdStranded(ctx context.Context, in workflows.ExecuteInput
 		StopCondition: "Stop now: the operation key is held until the provider's state is reconciled.",
 		Wording:       "I can't confirm that has gone through yet; the team will check and follow up with you.",
 	}, a.finalSource(in))
+	obs = a.noticed(in, obs)
 	a.cfg.Logger.Warn("stranded effect held for reconciliation", "operation_key", in.OperationKey, "tool", in.Tool, "why", reason)
-	p := store.EffectReconcileParams{
+	p := ledger.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        eff.LeaseOwner,
 		Status:       mt.EffectNeedsReconciliation,
 		Result:       &obs,
 		Error:        reason,
-		Event:        store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: actor, Reason: reason},
+		Event:        ledger.ReconciliationEvent{Kind: ledger.ReconciliationEscalated, Actor: actor, Reason: reason},
 	}
 	if finish {
 		p.InvocationState = mt.InvocationNeedsReconciliation
@@ -209,14 +211,14 @@ func (a *Activities) holdStranded(ctx context.Context, in workflows.ExecuteInput
 
 // settledObservation is what a settled effect recorded, for an invocation
 // that missed it.
-func (a *Activities) settledObservation(in workflows.ExecuteInput, eff store.Effect, why string) mt.Observation {
+func (a *Activities) settledObservation(in workflows.ExecuteInput, eff ledger.Effect, why string) mt.Observation {
 	if eff.Result != nil {
 		return *eff.Result
 	}
 	if eff.Status == mt.EffectSucceeded {
 		// Never the case for effects maestro settles; said plainly rather
 		// than claimed.
-		return observation.Pending(observation.Failure{
+		obs := observation.Pending(observation.Failure{
 			Code:          mt.CodeOutcomeUnknown,
 			Summary:       fmt.Sprintf("%s is recorded as done but its answer was not kept", in.Tool),
 			RootCause:     why,
@@ -224,8 +226,18 @@ func (a *Activities) settledObservation(in workflows.ExecuteInput, eff store.Eff
 			StopCondition: "Stop: this operation key is settled.",
 			Wording:       "I can't confirm that has gone through yet; the team will check and follow up with you.",
 		}, a.finalSource(in))
+		return a.noticed(in, obs)
 	}
-	return abortedObservation(a.finalSource(in), why+"; "+eff.Error)
+	return a.noticed(in, abortedObservation(a.finalSource(in), why+"; "+eff.Error))
+}
+
+// noticed appends the tool's safety notice to an observation short of
+// success: whatever else is lost, the person still hears it.
+func (a *Activities) noticed(in workflows.ExecuteInput, obs mt.Observation) mt.Observation {
+	if t, ok := a.cfg.Catalog.Load().Tool(in.Tool); ok && obs.Status != mt.StatusSuccess {
+		obs.Wording = tools.WithNotice(obs.Wording, t.RenderNotice(templateData(in, nil, nil)))
+	}
+	return obs
 }
 
 // abortedObservation reports an invocation that stopped before doing
@@ -243,7 +255,7 @@ func abortedObservation(src *mt.Source, why string) mt.Observation {
 
 // finalSource is source for a tool the catalog may no longer hold.
 func (a *Activities) finalSource(in workflows.ExecuteInput) *mt.Source {
-	if t, ok := a.cfg.Catalog.Tool(in.Tool); ok {
+	if t, ok := a.cfg.Catalog.Load().Tool(in.Tool); ok {
 		return source(t, in)
 	}
 	return &mt.Source{System: "maestro", Tool: in.Tool, OperationKey: in.OperationKey, InvocationID: in.InvocationID}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -25,7 +25,7 @@ func (f *fixture) finalize(in workflows.ExecuteInput, cause string) (workflows.I
 // lease.
 func (f *fixture) claim(in workflows.ExecuteInput, lease time.Duration) {
 	f.t.Helper()
-	_, err := f.store.EffectClaim(f.ctx, store.EffectClaimParams{
+	_, err := f.store.EffectClaim(f.ctx, ledger.EffectClaimParams{
 		OperationKey: in.OperationKey, InvocationID: in.InvocationID, Tool: in.Tool, PayloadHash: in.ArgsHash,
 		Owner: "run/1/1", LeaseTTL: lease, BeforeState: []byte(`{"kind":"twilio_sms"}`),
 	})
@@ -75,7 +75,7 @@ func TestFinalizeHoldsAnEffectLeftInProgress(t *testing.T) {
 	events, err := f.store.ReconciliationEventList(f.ctx, in.OperationKey)
 	require.NoError(t, err)
 	require.Len(t, events, 1)
-	require.Equal(t, store.ReconciliationEscalated, events[0].Kind)
+	require.Equal(t, ledger.ReconciliationEscalated, events[0].Kind)
 	require.Contains(t, events[0].Reason, "may have called the provider")
 	inv, err := f.store.InvocationGet(f.ctx, in.InvocationID)
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestFinalizeFinishesFromASettledEffect(t *testing.T) {
 	in := f.invocation("send_sms", mt.RouteGated, `{"to":"+14155550100","body":"Your plumber comes at 3pm"}`)
 	f.claim(in, time.Hour)
 	settled := mt.Observation{Status: mt.StatusSuccess, Summary: "send_sms confirmed by twilio", Wording: "I've sent the text."}
-	require.NoError(t, f.store.EffectSettle(f.ctx, store.EffectSettleParams{
+	require.NoError(t, f.store.EffectSettle(f.ctx, ledger.EffectSettleParams{
 		OperationKey: in.OperationKey, Owner: "run/1/1", Status: mt.EffectSucceeded,
 		Receipt: &mt.Receipt{Provider: "twilio", ID: "SM1", Status: "queued"}, Result: &settled,
 	}))

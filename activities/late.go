@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -38,19 +38,19 @@ func (a *Activities) lateReceipt(ctx context.Context, in workflows.ExecuteInput,
 			return a.leaseLost(ctx, in)
 		}
 	}
-	_, err = a.cfg.Store.EffectReconcile(ctx, store.EffectReconcileParams{
+	_, err = a.cfg.Store.EffectReconcile(ctx, ledger.EffectReconcileParams{
 		OperationKey:    in.OperationKey,
 		Status:          mt.EffectSucceeded,
 		Receipt:         res.Receipt,
 		AfterState:      res.Payload,
 		Result:          &obs,
 		InvocationState: mt.InvocationSucceeded,
-		Event: store.ReconciliationEvent{
-			Kind: store.ReconciliationAdopted, Actor: "reconciler:" + owner, Receipt: res.Receipt,
+		Event: ledger.ReconciliationEvent{
+			Kind: ledger.ReconciliationAdopted, Actor: "reconciler:" + owner, Receipt: res.Receipt,
 			Reason: fmt.Sprintf("the attempt that claimed the key came back with the provider's answer (%s) after the effect was held for reconciliation", res.Receipt.ID),
 		},
 	})
-	if errors.Is(err, store.ErrEffectNotHeld) {
+	if errors.Is(err, ledger.ErrEffectNotHeld) {
 		return a.leaseLost(ctx, in)
 	}
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -32,7 +32,7 @@ func successSummary(tool *tools.Tool, r *mt.Receipt) string {
 func failureObservation(tool *tools.Tool, in workflows.ExecuteInput, ce *connectors.Error) mt.Observation {
 	wording, err := tool.RenderWording(tools.OutcomeFailure, templateData(in, nil, nil))
 	if err != nil {
-		wording = "I wasn't able to do that."
+		wording = tools.WithNotice("I wasn't able to do that.", tool.RenderNotice(templateData(in, nil, nil)))
 	}
 	f := observation.Failure{Wording: wording}
 	switch {
@@ -72,13 +72,15 @@ func failureObservation(tool *tools.Tool, in workflows.ExecuteInput, ce *connect
 // unknownObservation is for an effect that may or may not have happened.
 // It claims neither, and no retry may be attempted before reconciliation.
 func unknownObservation(tool *tools.Tool, in workflows.ExecuteInput, why string) mt.Observation {
+	wording := tools.WithNotice("I can't confirm that has gone through yet; the team will check and follow up with you.",
+		tool.RenderNotice(templateData(in, nil, nil)))
 	return observation.Pending(observation.Failure{
 		Code:          mt.CodeOutcomeUnknown,
 		Summary:       fmt.Sprintf("Outcome of %s is unknown; held for reconciliation", in.Tool),
 		RootCause:     why,
 		Remediation:   "Do not call again. Tell the person you can't confirm it yet and that the team will check and follow up.",
 		StopCondition: "Stop now: the operation key is held until the provider's state is reconciled.",
-		Wording:       "I can't confirm that has gone through yet; the team will check and follow up with you.",
+		Wording:       wording,
 	}, source(tool, in))
 }
 

@@ -2,26 +2,25 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
-	"go.temporal.io/sdk/activity"
-
-	"github.com/maestro-run/maestro/admission"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/postcall"
-	"github.com/maestro-run/maestro/store"
-	"github.com/maestro-run/maestro/transcriptref"
 	"github.com/maestro-run/maestro/workflows"
 )
 
 // PostCallGather collects what the judge needs: the session's facts, its
 // recorded intents not yet delivered, and the transcript or its reference.
-func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallInput) (workflows.Gathered, error) {
-	g := workflows.Gathered{SessionID: in.SessionID, Transcript: in.Transcript, Deferred: []workflows.DeferredIntent{}}
+func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallInput) (mt.Gathered, error) {
+	g := mt.Gathered{SessionID: in.SessionID, Transcript: in.Transcript, Deferred: []mt.DeferredIntent{}}
+	if b := a.cfg.PostCallBackoff; b.Initial > 0 && b.Max > 0 {
+		g.Backoff = &b
+	}
 	sess, err := a.cfg.Store.SessionGet(ctx, in.SessionID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
 		return g, retryable(ErrTypeLedger, fmt.Errorf("error reading session: %w", err))
 	}
 	g.Facts = sess.Facts
@@ -30,8 +29,8 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 		return g, retryable(ErrTypeLedger, fmt.Errorf("error reading deferred items: %w", err))
 	}
 	for _, it := range items {
-		if it.Status != store.DeferredDelivered {
-			g.Deferred = append(g.Deferred, workflows.DeferredIntent{ID: it.ID, Tool: it.Tool, Args: it.Args})
+		if it.Status != ledger.DeferredDelivered {
+			g.Deferred = append(g.Deferred, mt.DeferredIntent{ID: it.ID, Tool: it.Tool, Args: it.Args})
 		}
 	}
 	// The judge fetches a transcript_ref itself: returning the transcript
@@ -42,9 +41,11 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 
 // PostCallJudge turns the gathered call into work items with the
 // catalog's deterministic rules.
-func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (workflows.Judged, error) {
-	in := postcall.Gathered{SessionID: g.SessionID, Facts: g.Facts, Transcript: g.Transcript}
-	var unfetched *workflows.ItemFailure
+func (a *Activities) PostCallJudge(ctx context.Context, g mt.Gathered) (mt.Judged, error) {
+	// The judge reads the transcript, fetched here from its reference.
+	in := g
+	in.TranscriptRef = ""
+	var unfetched *mt.ItemFailure
 	if g.TranscriptRef != "" {
 		t, err := a.cfg.Transcripts.Fetch(ctx, g.TranscriptRef)
 		var ref *transcriptref.RefusedError
@@ -53,31 +54,24 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 			// The recorded intents are still delivered; the transcript's
 			// work is reported as not done, with the rule that refused it.
 			a.cfg.Logger.Warn("transcript_ref refused", "session", g.SessionID, "rule", ref.Rule, "detail", ref.Detail)
-			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
+			unfetched = &mt.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: ref.Error()}
 		case err != nil && !lastAttempt(ctx):
-			return workflows.Judged{}, retryable(ErrTypeProviderRetry, err)
+			return mt.Judged{}, retryable(ErrTypeProviderRetry, err)
 		case err != nil:
 			// Failing the judge now would fail the whole post-call
 			// workflow, and the recorded intents with it.
 			a.cfg.Logger.Warn("transcript_ref could not be fetched", "session", g.SessionID, "err", err)
-			unfetched = &workflows.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
+			unfetched = &mt.ItemFailure{Key: "transcript", Source: "transcript_ref", Reason: "the transcript could not be fetched: " + err.Error()}
 		default:
 			in.Transcript = t
 		}
 	}
-	for _, d := range g.Deferred {
-		in.Deferred = append(in.Deferred, postcall.Deferred{ID: d.ID, Tool: d.Tool, Args: d.Args})
-	}
-	res, err := a.extractor().Extract(ctx, in)
+	out, err := a.extractor().Extract(ctx, in)
 	if err != nil {
-		return workflows.Judged{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("error judging the call: %w", err))
+		return mt.Judged{}, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("error judging the call: %w", err))
 	}
-	out := workflows.Judged{Items: res.Items}
 	if out.Items == nil {
 		out.Items = []mt.WorkItem{}
-	}
-	for _, f := range res.Failures {
-		out.Failures = append(out.Failures, workflows.ItemFailure{Key: f.Key, Tool: f.Tool, Source: f.Source, DeferredID: f.DeferredID, Reason: f.Reason})
 	}
 	if unfetched != nil {
 		out.Failures = append(out.Failures, *unfetched)
@@ -86,59 +80,57 @@ func (a *Activities) PostCallJudge(ctx context.Context, g workflows.Gathered) (w
 }
 
 // PostCallDispatch delivers one item through the normal gate, as the
-// catalog's post-call agent, and waits for the invocation's outcome.
+// catalog's post-call agent, and waits for the invocation's outcome. It
+// serves post-call workflows recorded before attempts and fallbacks
+// existed.
 func (a *Activities) PostCallDispatch(ctx context.Context, sessionID, _ string, item mt.WorkItem) (workflows.Delivery, error) {
 	d := workflows.Delivery{SessionID: sessionID, Item: item, OperationKey: workflows.PostCallOperationKey(sessionID, item.Key)}
-	pc := a.cfg.Catalog.PostCall()
-	if pc == nil || a.cfg.Gate == nil {
-		return d, nonRetryable(workflows.ErrTypeInvariant, errors.New("the catalog has no post-call section or no gate is configured"))
+	inv, ref, err := a.admitPostCall(ctx, sessionID, d.OperationKey, item.Tool, item.Args)
+	if err != nil {
+		return d, err
 	}
-	adm, err := a.cfg.Gate.Admit(ctx, admission.Request{
-		AgentID:      pc.Agent,
-		SessionID:    sessionID,
-		Tool:         item.Tool,
-		Args:         item.Args,
-		OperationKey: d.OperationKey,
-	})
-	var ref *admission.Refusal
-	if errors.As(err, &ref) {
+	if ref != nil {
 		d.State, d.Summary = mt.InvocationFailed, ref.Observation.Summary+": "+ref.Observation.NextActions.RootCause
 		return d, nil
 	}
+	d.InvocationID = inv.ID
+	inv, err = a.awaitInvocation(ctx, inv.ID)
 	if err != nil {
-		return d, retryable(ErrTypeLedger, fmt.Errorf("error admitting post-call item: %w", err))
+		return d, err
 	}
-	d.InvocationID = adm.Invocation.ID
-	for {
-		inv, err := a.cfg.Store.InvocationGet(ctx, adm.Invocation.ID)
-		if err != nil {
-			return d, retryable(ErrTypeLedger, fmt.Errorf("error reading post-call invocation: %w", err))
-		}
-		if inv.State.Terminal() && inv.Observation != nil {
-			d.State, d.Summary, d.Receipt = inv.State, inv.Observation.Summary, inv.Observation.Receipt
-			return d, nil
-		}
-		activity.RecordHeartbeat(ctx, inv.State)
-		select {
-		case <-ctx.Done():
-			return d, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	d.State, d.Summary, d.Receipt = inv.State, inv.Observation.Summary, inv.Observation.Receipt
+	return d, nil
 }
 
 // PostCallPersist records an item's outcome. A deferred intent becomes
 // delivered only with a receipt; anything else is failed with its reason,
 // never reported as done.
 func (a *Activities) PostCallPersist(ctx context.Context, d workflows.Delivery) error {
-	status, reason := store.PostCallFailed, d.Summary
+	status, reason := ledger.PostCallFailed, d.Summary
 	if reason == "" {
 		reason = "the delivery ended as " + string(d.State) + " without a receipt"
 	}
-	if d.State == mt.InvocationSucceeded && d.Receipt != nil && d.Receipt.ID != "" {
-		status, reason = store.PostCallDelivered, ""
+	switch {
+	case d.State == mt.InvocationSucceeded && d.Receipt != nil && d.Receipt.ID != "":
+		status, reason = ledger.PostCallDelivered, ""
+	case d.Held:
+		status = ledger.PostCallHeld
+	case d.Pending:
+		status = ledger.PostCallPending
 	}
-	if _, err := a.cfg.Store.PostCallItemUpsert(ctx, store.PostCallItem{
+	var attempts, item json.RawMessage
+	if len(d.Attempts) > 0 {
+		var err error
+		if attempts, err = json.Marshal(d.Attempts); err != nil {
+			return nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("error encoding attempts: %w", err))
+		}
+		// The judged item, channels included, is what an operator's
+		// retry redoes.
+		if item, err = json.Marshal(d.Item); err != nil {
+			return nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("error encoding work item: %w", err))
+		}
+	}
+	if _, err := a.cfg.Store.PostCallItemUpsert(ctx, ledger.PostCallItem{
 		SessionID:    d.SessionID,
 		Key:          d.Item.Key,
 		Tool:         d.Item.Tool,
@@ -149,26 +141,35 @@ func (a *Activities) PostCallPersist(ctx context.Context, d workflows.Delivery) 
 		Status:       status,
 		Receipt:      d.Receipt,
 		Reason:       reason,
+		Attempts:     attempts,
+		Item:         item,
 	}); err != nil {
 		return retryable(ErrTypeLedger, fmt.Errorf("error recording post-call item: %w", err))
 	}
-	if d.Item.DeferredID == "" {
+	if status == ledger.PostCallHeld {
+		a.pageHeldDelivery(d)
+	}
+	if d.Item.DeferredID == "" || status == ledger.PostCallPending {
+		// A deferred intent stays recorded while its attempts go on.
 		return nil
 	}
 	var (
-		got store.DeferredItem
+		got ledger.DeferredItem
 		err error
 	)
-	want := store.DeferredFailed
-	if status == store.PostCallDelivered {
-		want = store.DeferredDelivered
+	want := ledger.DeferredFailed
+	if status == ledger.PostCallHeld {
+		want = ledger.DeferredHeld
+	}
+	if status == ledger.PostCallDelivered {
+		want = ledger.DeferredDelivered
 		got, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, want, d.Receipt, "")
 	} else {
 		got, err = a.cfg.Store.DeferredSetOutcome(ctx, d.Item.DeferredID, want, nil, reason)
 	}
 	// A retried persist finds its own earlier write; a delivered item is
 	// never downgraded by a later failure.
-	if errors.Is(err, store.ErrDeferredTransition) && (got.Status == want || got.Status == store.DeferredDelivered) {
+	if errors.Is(err, ledger.ErrDeferredTransition) && (got.Status == want || got.Status == ledger.DeferredDelivered) {
 		err = nil
 	}
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/observation"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -58,7 +59,7 @@ const (
 // can, holds it for a human where it cannot, and reports send=true only
 // when sending is safe: the provider deduplicates on our key, or a
 // complete search made long enough after the call found no trace of it.
-func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff store.Effect, cause unknownCause, why string) (res workflows.InvocationResult, send bool, err error) {
+func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff ledger.Effect, cause unknownCause, why string) (res workflows.InvocationResult, send bool, err error) {
 	actor := "reconciler:" + owner
 	if tool.Effect == mt.EffectMoney {
 		// Even a provider that deduplicates is not trusted alone with
@@ -67,8 +68,8 @@ func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflo
 		return res, false, err
 	}
 	if call.Replayable() {
-		a.logFinding(ctx, store.ReconciliationEvent{
-			OperationKey: in.OperationKey, Kind: store.ReconciliationReplayed, Actor: actor,
+		a.logFinding(ctx, ledger.ReconciliationEvent{
+			OperationKey: in.OperationKey, Kind: ledger.ReconciliationReplayed, Actor: actor,
 			Reason: why + "; sent again under the same Idempotency-Key, so the provider answers for the first send",
 		})
 		return workflows.InvocationResult{}, true, nil
@@ -111,8 +112,8 @@ func (a *Activities) reconcile(ctx context.Context, tool *tools.Tool, in workflo
 		res, err := a.escalate(ctx, tool, in, owner, why+"; the provider shows no such effect yet, which is not proof so soon after the call, and no attempt is left to look again: check again later")
 		return res, false, err
 	}
-	a.logFinding(ctx, store.ReconciliationEvent{
-		OperationKey: in.OperationKey, Kind: store.ReconciliationAbsent, Actor: actor,
+	a.logFinding(ctx, ledger.ReconciliationEvent{
+		OperationKey: in.OperationKey, Kind: ledger.ReconciliationAbsent, Actor: actor,
 		Reason: why + "; the provider's records since the claim hold no such effect, so it is sent now",
 	})
 	return workflows.InvocationResult{}, true, nil
@@ -127,13 +128,13 @@ func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.E
 	if err := checkReceipt(tool, found.Receipt); err != nil {
 		return a.escalate(ctx, tool, in, owner, why+"; the provider's matching record does not prove the effect: "+err.Error())
 	}
-	p := store.EffectReconcileParams{
+	p := ledger.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Receipt:      found.Receipt,
 		AfterState:   found.Payload,
-		Event: store.ReconciliationEvent{
-			Kind: store.ReconciliationAdopted, Actor: "reconciler:" + owner, Receipt: found.Receipt,
+		Event: ledger.ReconciliationEvent{
+			Kind: ledger.ReconciliationAdopted, Actor: "reconciler:" + owner, Receipt: found.Receipt,
 			Reason: fmt.Sprintf("%s; adopted %s, the provider's only matching record not credited to another key: %s", why, found.Receipt.ID, found.Evidence),
 		},
 	}
@@ -146,7 +147,7 @@ func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.E
 		p.Status, p.Result = mt.EffectSucceeded, &obs
 	}
 	res, err := a.settleFinding(ctx, in, p)
-	if errors.Is(err, store.ErrReceiptTaken) {
+	if errors.Is(err, ledger.ErrReceiptTaken) {
 		return a.escalate(ctx, tool, in, owner, fmt.Sprintf(
 			"%s; the matching record %s belongs to another operation key, as the ledger found when settling, so only a human can say whether this call had an effect",
 			why, found.Receipt.ID))
@@ -162,7 +163,7 @@ func (a *Activities) adopt(ctx context.Context, tool *tools.Tool, in workflows.E
 func (a *Activities) retryLater(ctx context.Context, in workflows.ExecuteInput, owner string, delay time.Duration, why string) (workflows.InvocationResult, error) {
 	a.cfg.Logger.Info("outcome not settled yet; looking again later", "operation_key", in.OperationKey, "after", delay, "why", why)
 	if err := a.cfg.Store.EffectHandOver(ctx, in.OperationKey, owner, nextLeaseOwner(ctx), delay+a.cfg.LeaseTTL); err != nil {
-		if errors.Is(err, store.ErrLeaseLost) {
+		if errors.Is(err, ledger.ErrLeaseLost) {
 			return a.leaseLost(ctx, in)
 		}
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error keeping the claim for a later look: %w", err))
@@ -196,13 +197,13 @@ func (a *Activities) unknownAgain(ctx context.Context, tool *tools.Tool, in work
 func (a *Activities) escalate(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner, why string) (workflows.InvocationResult, error) {
 	a.cfg.Logger.Warn("effect held for a human to reconcile", "operation_key", in.OperationKey, "tool", in.Tool, "why", why)
 	obs := unknownObservation(tool, in, why)
-	res, err := a.settleFinding(ctx, in, store.EffectReconcileParams{
+	res, err := a.settleFinding(ctx, in, ledger.EffectReconcileParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectNeedsReconciliation,
 		Result:       &obs,
 		Error:        why,
-		Event:        store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:" + owner, Reason: why},
+		Event:        ledger.ReconciliationEvent{Kind: ledger.ReconciliationEscalated, Actor: "reconciler:" + owner, Reason: why},
 	})
 	if err == nil && res.State == mt.InvocationNeedsReconciliation {
 		a.pageHeldMoney(in.Tool, in.OperationKey, why)
@@ -212,15 +213,15 @@ func (a *Activities) escalate(ctx context.Context, tool *tools.Tool, in workflow
 
 // settleFinding is settle for an outcome reconciliation decided: the
 // effect and the finding that explains it commit together. A receipt
-// another key holds comes back as store.ErrReceiptTaken, unwrapped for the
+// another key holds comes back as ledger.ErrReceiptTaken, unwrapped for the
 // caller to decide on.
-func (a *Activities) settleFinding(ctx context.Context, in workflows.ExecuteInput, p store.EffectReconcileParams) (workflows.InvocationResult, error) {
+func (a *Activities) settleFinding(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectReconcileParams) (workflows.InvocationResult, error) {
 	_, err := a.cfg.Store.EffectReconcile(ctx, p)
-	if errors.Is(err, store.ErrLeaseLost) {
+	if errors.Is(err, ledger.ErrLeaseLost) {
 		return a.leaseLost(ctx, in)
 	}
-	if errors.Is(err, store.ErrReceiptTaken) {
-		return workflows.InvocationResult{}, store.ErrReceiptTaken
+	if errors.Is(err, ledger.ErrReceiptTaken) {
+		return workflows.InvocationResult{}, ledger.ErrReceiptTaken
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling reconciled effect: %w", err))
@@ -231,7 +232,7 @@ func (a *Activities) settleFinding(ctx context.Context, in workflows.ExecuteInpu
 // logFinding records a finding that settles nothing by itself. The send
 // that follows it is what the ledger then records, so a finding lost to a
 // failed write costs the log a line, never the effect its guard.
-func (a *Activities) logFinding(ctx context.Context, e store.ReconciliationEvent) {
+func (a *Activities) logFinding(ctx context.Context, e ledger.ReconciliationEvent) {
 	if _, err := a.cfg.Store.ReconciliationEventInsert(ctx, e); err != nil {
 		a.cfg.Logger.Warn("could not log a reconciliation finding", "operation_key", e.OperationKey, "kind", e.Kind, "err", err)
 	}
@@ -281,34 +282,34 @@ const ReconcilerRole = "ops"
 // not delivered settles it failed, so the agent may try again under a new
 // operation key. The invocation is finished in the same transaction, and
 // the decision is appended to the key's reconciliation log.
-func (a *Activities) Resolve(ctx context.Context, d Decision) (store.Effect, error) {
+func (a *Activities) Resolve(ctx context.Context, d Decision) (ledger.Effect, error) {
 	if strings.TrimSpace(d.Reason) == "" {
-		return store.Effect{}, errors.New("a decision needs a reason: what was checked, and where")
+		return ledger.Effect{}, errors.New("a decision needs a reason: what was checked, and where")
 	}
 	held, err := a.held(ctx, d.OperationKey)
 	if err != nil {
-		return store.Effect{}, err
+		return ledger.Effect{}, err
 	}
 	if err := mayDecide(d.Operator, held.tool); err != nil {
-		return store.Effect{}, err
+		return ledger.Effect{}, err
 	}
 	actor := "operator:" + d.Operator.ID
-	p := store.EffectReconcileParams{OperationKey: d.OperationKey}
+	p := ledger.EffectReconcileParams{OperationKey: d.OperationKey}
 	if d.Delivered {
 		receipt := &mt.Receipt{
 			Provider: HumanAttested,
 			ID:       attestationID(),
 			Status:   "attested",
-			Fields:   map[string]string{"attested_by": actor, "reason": d.Reason},
+			Fields:   map[string]string{mt.ReceiptAttestedBy: actor, mt.ReceiptReason: d.Reason},
 			IssuedAt: time.Now().UTC(),
 		}
 		obs := attestedObservation(held.tool, held.in, receipt, actor)
 		p.Status, p.Receipt, p.Result, p.InvocationState = mt.EffectSucceeded, receipt, &obs, mt.InvocationSucceeded
-		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationDelivered, Actor: actor, Reason: d.Reason, Receipt: receipt}
+		p.Event = ledger.ReconciliationEvent{Kind: ledger.ReconciliationDelivered, Actor: actor, Reason: d.Reason, Receipt: receipt}
 	} else {
 		obs := notDeliveredObservation(held.tool, held.in, actor+" found that it did not happen: "+d.Reason)
 		p.Status, p.Result, p.Error, p.InvocationState = mt.EffectFailed, &obs, d.Reason, mt.InvocationFailed
-		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationNotDelivered, Actor: actor, Reason: d.Reason}
+		p.Event = ledger.ReconciliationEvent{Kind: ledger.ReconciliationNotDelivered, Actor: actor, Reason: d.Reason}
 	}
 	return a.settleHeld(ctx, held, p)
 }
@@ -318,13 +319,13 @@ func (a *Activities) Resolve(ctx context.Context, d Decision) (store.Effect, err
 // settles it succeeded with the provider's receipt, and a complete search
 // that finds nothing settles it failed. Anything else leaves it held and
 // returns ErrUnresolved. It never sends anything.
-func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools.Operator) (store.Effect, error) {
+func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools.Operator) (ledger.Effect, error) {
 	held, err := a.held(ctx, operationKey)
 	if err != nil {
-		return store.Effect{}, err
+		return ledger.Effect{}, err
 	}
 	if err := mayDecide(op, held.tool); err != nil {
-		return store.Effect{}, err
+		return ledger.Effect{}, err
 	}
 	if held.tool.Effect == mt.EffectMoney {
 		return held.effect, fmt.Errorf("%w: money whose outcome is unknown is settled by a human", ErrUnresolved)
@@ -335,10 +336,10 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 	}
 	matches, err := a.unclaimed(ctx, operationKey, found.Matches)
 	if err != nil {
-		return store.Effect{}, err
+		return ledger.Effect{}, err
 	}
 	actor := "reconciler:operator:" + op.ID
-	p := store.EffectReconcileParams{OperationKey: operationKey}
+	p := ledger.EffectReconcileParams{OperationKey: operationKey}
 	switch {
 	case len(matches) == 1:
 		m := matches[0]
@@ -346,7 +347,7 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 			return held.effect, fmt.Errorf("%w: the matching record does not prove the effect: %v", ErrUnresolved, err)
 		}
 		p.Receipt, p.AfterState = m.Receipt, m.Payload
-		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationAdopted, Actor: actor, Receipt: m.Receipt,
+		p.Event = ledger.ReconciliationEvent{Kind: ledger.ReconciliationAdopted, Actor: actor, Receipt: m.Receipt,
 			Reason: fmt.Sprintf("checked on request; adopted %s, the provider's only matching record not credited to another key: %s", m.Receipt.ID, m.Evidence)}
 		if connectors.ReceiptStatusMeaning(m.Receipt) == connectors.StatusFailed {
 			obs := failureObservation(held.tool, held.in, &connectors.Error{Class: connectors.ClassFailed, Provider: m.Receipt.Provider,
@@ -364,10 +365,10 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 		why := "checked on request; the provider's records since the claim hold no such effect"
 		obs := notDeliveredObservation(held.tool, held.in, why)
 		p.Status, p.Result, p.Error, p.InvocationState = mt.EffectFailed, &obs, why, mt.InvocationFailed
-		p.Event = store.ReconciliationEvent{Kind: store.ReconciliationAbsent, Actor: actor, Reason: why}
+		p.Event = ledger.ReconciliationEvent{Kind: ledger.ReconciliationAbsent, Actor: actor, Reason: why}
 	}
 	eff, err := a.settleHeld(ctx, held, p)
-	if errors.Is(err, store.ErrReceiptTaken) {
+	if errors.Is(err, ledger.ErrReceiptTaken) {
 		return held.effect, fmt.Errorf("%w: the matching record %s belongs to another operation key", ErrUnresolved, p.Receipt.ID)
 	}
 	return eff, err
@@ -376,10 +377,13 @@ func (a *Activities) Recheck(ctx context.Context, operationKey string, op *tools
 // heldEffect is an effect held for reconciliation with what deciding it
 // needs: its tool, the execution it came from, and the call it made.
 type heldEffect struct {
-	effect store.Effect
+	effect ledger.Effect
 	tool   *tools.Tool
 	in     workflows.ExecuteInput
 	call   connectors.Call
+	// part names the part of a composite effect the held effect is, or
+	// is empty; in is then its parent's invocation (ADR 14).
+	part string
 }
 
 func (a *Activities) held(ctx context.Context, operationKey string) (heldEffect, error) {
@@ -388,13 +392,18 @@ func (a *Activities) held(ctx context.Context, operationKey string) (heldEffect,
 		return heldEffect{}, err
 	}
 	if eff.Status != mt.EffectNeedsReconciliation {
-		return heldEffect{effect: eff}, fmt.Errorf("%w (it is %s)", store.ErrEffectNotHeld, eff.Status)
+		return heldEffect{effect: eff}, fmt.Errorf("%w (it is %s)", ledger.ErrEffectNotHeld, eff.Status)
 	}
 	tool, err := a.tool(eff.Tool)
 	if err != nil {
 		return heldEffect{}, err
 	}
-	inv, err := a.cfg.Store.InvocationGetByKey(ctx, operationKey)
+	parentKey, part := splitPartKey(tool, operationKey)
+	if part == "" && len(tool.Connector.Parts()) > 0 {
+		return heldEffect{}, fmt.Errorf("%w: %s goes out in parts; decide each held part (%s#%s)", ErrUnresolved,
+			operationKey, operationKey, strings.Join(tool.Connector.Parts(), ", "+operationKey+"#"))
+	}
+	inv, err := a.cfg.Store.InvocationGetByKey(ctx, parentKey)
 	if err != nil {
 		return heldEffect{}, fmt.Errorf("error reading the invocation of %s: %w", operationKey, err)
 	}
@@ -405,7 +414,7 @@ func (a *Activities) held(ctx context.Context, operationKey string) (heldEffect,
 	if inv.Route == mt.RouteGated {
 		// What ran is what the approver approved, which a modify may have
 		// changed.
-		req, err := a.cfg.Store.ApprovalRequestGetByKey(ctx, operationKey)
+		req, err := a.cfg.Store.ApprovalRequestGetByKey(ctx, parentKey)
 		if err != nil {
 			return heldEffect{}, fmt.Errorf("error reading the approval of %s: %w", operationKey, err)
 		}
@@ -416,14 +425,37 @@ func (a *Activities) held(ctx context.Context, operationKey string) (heldEffect,
 		return heldEffect{}, err
 	}
 	call.IdempotencyKey = operationKey
-	return heldEffect{effect: eff, tool: tool, in: in, call: call}, nil
+	if part != "" {
+		tool = partTool(tool, connectors.Part{Name: part, Call: call})
+		in.OperationKey = operationKey
+	}
+	return heldEffect{effect: eff, tool: tool, in: in, call: call, part: part}, nil
+}
+
+// splitPartKey splits the key of a composite tool's part into its
+// parent's key and the part's name; any other key is its own parent.
+func splitPartKey(tool *tools.Tool, key string) (parent, part string) {
+	i := strings.LastIndex(key, "#")
+	if i < 0 || !slices.Contains(tool.Connector.Parts(), key[i+1:]) {
+		return key, ""
+	}
+	return key[:i], key[i+1:]
 }
 
 // settleHeld commits a decision on a held effect and tells the session.
-func (a *Activities) settleHeld(ctx context.Context, held heldEffect, p store.EffectReconcileParams) (store.Effect, error) {
+func (a *Activities) settleHeld(ctx context.Context, held heldEffect, p ledger.EffectReconcileParams) (ledger.Effect, error) {
+	if held.part != "" {
+		// A part's decision finishes nothing by itself: the parent, and
+		// with it the invocation, follows from all its parts.
+		p.InvocationState = ""
+	}
 	eff, err := a.cfg.Store.EffectReconcile(ctx, p)
 	if err != nil {
 		return eff, err
+	}
+	if held.part != "" {
+		a.deriveHeldParent(ctx, held, p.Event.Actor)
+		return eff, nil
 	}
 	a.notifySession(ctx, workflows.CallRecord{
 		InvocationID: held.in.InvocationID, OperationKey: held.in.OperationKey, Tool: held.in.Tool,
@@ -435,9 +467,9 @@ func (a *Activities) settleHeld(ctx context.Context, held heldEffect, p store.Ef
 // sentCall reads back the provider call an effect recorded before it was
 // sent (see beforeState): the call to look for is the one that went out,
 // not one rendered afresh from a catalog that may have changed since.
-func sentCall(eff store.Effect) (connectors.Call, error) {
+func sentCall(eff ledger.Effect) (connectors.Call, error) {
 	var sent struct {
-		Kind     connectors.Kind   `json:"kind"`
+		Kind     mt.ConnectorKind  `json:"kind"`
 		Settings map[string]string `json:"settings"`
 		Body     json.RawMessage   `json:"body"`
 	}
@@ -528,6 +560,6 @@ func notDeliveredObservation(tool *tools.Tool, in workflows.ExecuteInput, why st
 // Searchable reports whether Recheck can settle a held effect of the named
 // tool from the provider's records; otherwise only a human can.
 func (a *Activities) Searchable(toolName string) bool {
-	t, ok := a.cfg.Catalog.Tool(toolName)
-	return ok && t.Effect != mt.EffectMoney && a.cfg.Connectors.Searchable(connectors.Kind(t.Connector.Kind))
+	t, ok := a.cfg.Catalog.Load().Tool(toolName)
+	return ok && t.Effect != mt.EffectMoney && a.cfg.Connectors.Searchable(t.Connector.Kind)
 }

@@ -9,15 +9,17 @@ import (
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
 	"github.com/maestro-run/maestro/internal/failpoint"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// UndoList lists the session's pending compensations, newest first: the
-// order the saga runs them in. Entries already compensated or skipped are
-// left out, so a second rollback compensates nothing twice.
+// UndoList lists the session's compensations still to run, newest first:
+// the order the saga runs them in. Entries already compensated or skipped
+// are left out, so a second rollback compensates nothing twice; failed
+// ones are listed, so a retried rollback runs them again. A step whose
+// effect is still in flight says so, and the rollback waits for it.
 func (a *Activities) UndoList(ctx context.Context, sessionID string) ([]workflows.UndoStep, error) {
 	entries, err := a.cfg.Store.UndoListBySession(ctx, sessionID)
 	if err != nil {
@@ -25,11 +27,17 @@ func (a *Activities) UndoList(ctx context.Context, sessionID string) ([]workflow
 	}
 	steps := []workflows.UndoStep{}
 	for _, e := range entries {
-		if e.Status == store.UndoPending {
-			comp, ok := a.cfg.Catalog.Tool(e.CompensationTool)
-			steps = append(steps, workflows.UndoStep{UndoID: e.ID, Tool: e.CompensationTool, OperationKey: e.OperationKey, Seq: e.Seq,
-				NeedsApproval: ok && comp.Effect == mt.EffectMoney})
+		if e.Status != ledger.UndoPending && e.Status != ledger.UndoFailed {
+			continue
 		}
+		eff, err := a.cfg.Store.EffectGet(ctx, e.OperationKey)
+		if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+			return nil, retryable(ErrTypeLedger, fmt.Errorf("error reading the effect to undo: %w", err))
+		}
+		comp, ok := a.cfg.Catalog.Load().Tool(e.CompensationTool)
+		steps = append(steps, workflows.UndoStep{UndoID: e.ID, Tool: e.CompensationTool, OperationKey: e.OperationKey, Seq: e.Seq,
+			NeedsApproval: ok && comp.Effect == mt.EffectMoney,
+			Unsettled:     err == nil && eff.Status == mt.EffectInProgress})
 	}
 	return steps, nil
 }
@@ -44,28 +52,33 @@ func (a *Activities) Compensate(ctx context.Context, step workflows.UndoStep) (w
 		return out, retryable(ErrTypeLedger, fmt.Errorf("error reading undo entry: %w", err))
 	}
 	switch entry.Status {
-	case store.UndoCompensated:
+	case ledger.UndoCompensated:
 		out.Status, out.Summary = workflows.UndoCompensated, "already compensated"
 		return out, nil
-	case store.UndoSkipped:
+	case ledger.UndoSkipped:
 		out.Status, out.Summary = workflows.UndoSkipped, "already skipped: the effect never happened"
 		return out, nil
 	}
 	eff, err := a.cfg.Store.EffectGet(ctx, entry.OperationKey)
 	switch {
-	case errors.Is(err, store.ErrNotFound) || err == nil && eff.Status == mt.EffectFailed:
-		return a.undoDone(ctx, out, store.UndoSkipped, "the effect never happened; nothing to undo", nil)
+	case errors.Is(err, ledger.ErrNotFound) || err == nil && eff.Status == mt.EffectFailed:
+		return a.undoDone(ctx, out, ledger.UndoSkipped, "the effect never happened; nothing to undo", nil)
 	case err != nil:
 		return out, retryable(ErrTypeLedger, fmt.Errorf("error reading the effect to undo: %w", err))
-	case eff.Status != mt.EffectSucceeded:
+	case eff.Status == mt.EffectInProgress:
 		// Undoing an effect whose outcome is unknown could undo nothing or
-		// the wrong thing: a human reconciles it first.
-		return a.undoDone(ctx, out, store.UndoFailed, "the outcome of "+entry.OperationKey+" is "+string(eff.Status)+"; reconcile it before compensating", nil)
+		// the wrong thing. The entry stays pending: it runs when the
+		// rollback is retried after the effect settles.
+		return a.undoHold(ctx, out, entry, "the outcome of "+entry.OperationKey+" is still unknown after the rollback waited for it (in_progress); "+
+			"this compensation runs when the rollback is retried once it settles")
+	case eff.Status != mt.EffectSucceeded:
+		return a.undoHold(ctx, out, entry, "the outcome of "+entry.OperationKey+" is "+string(eff.Status)+
+			"; reconcile it, then retry the rollback to compensate it")
 	}
 
-	tool, in, err := a.compensationCall(entry, eff)
+	tool, in, err := a.compensationCall(ctx, entry, eff)
 	if err != nil {
-		return a.undoDone(ctx, out, store.UndoFailed, err.Error(), nil)
+		return a.undoDone(ctx, out, ledger.UndoFailed, err.Error(), nil)
 	}
 	if tool.Effect == mt.EffectMoney {
 		// Decided from the catalog, not from the step: whoever asked for
@@ -78,38 +91,52 @@ func (a *Activities) Compensate(ctx context.Context, step workflows.UndoStep) (w
 			out.Status, out.Summary = status, summary
 			return out, nil
 		case status == workflows.UndoFailed:
-			return a.undoDone(ctx, out, store.UndoFailed, summary, nil)
+			return a.undoDone(ctx, out, ledger.UndoFailed, summary, nil)
 		}
 	}
 	call, err := renderCall(tool, in)
 	if err != nil {
-		return a.undoDone(ctx, out, store.UndoFailed, err.Error(), nil)
+		return a.undoDone(ctx, out, ledger.UndoFailed, err.Error(), nil)
 	}
 	res, err := a.effect(ctx, tool, in, call)
 	if err != nil {
 		return out, err
 	}
 	if res.State != mt.InvocationSucceeded {
-		return a.undoDone(ctx, out, store.UndoFailed, res.Observation.Summary, nil)
+		return a.undoDone(ctx, out, ledger.UndoFailed, res.Observation.Summary, nil)
 	}
 	// Mid-saga: the provider has undone the effect and the undo entry does
 	// not know yet. The crash test kills the worker here.
 	failpoint.Inject(failpoint.AfterCompensation)
-	return a.undoDone(ctx, out, store.UndoCompensated, res.Observation.Summary, res.Observation.Receipt)
+	return a.undoDone(ctx, out, ledger.UndoCompensated, res.Observation.Summary, res.Observation.Receipt)
 }
 
 // compensationCall renders the compensation's arguments from the original
-// call's snapshot and the original effect's receipt.
-func (a *Activities) compensationCall(entry store.UndoEntry, eff store.Effect) (*tools.Tool, workflows.ExecuteInput, error) {
+// call's snapshot and the original effect's receipt, under the catalog
+// version the original effect ran under: a later catalog's compensation
+// might undo something else, or differently.
+func (a *Activities) compensationCall(ctx context.Context, entry ledger.UndoEntry, eff ledger.Effect) (*tools.Tool, workflows.ExecuteInput, error) {
 	var snap compensation.Snapshot
 	if err := json.Unmarshal(entry.ArgsSnapshot, &snap); err != nil {
 		return nil, workflows.ExecuteInput{}, fmt.Errorf("undo entry %s has an unreadable snapshot: %w", entry.ID, err)
 	}
-	original, ok := a.cfg.Catalog.Tool(snap.Tool)
+	var version string
+	if eff.InvocationID != "" {
+		inv, err := a.cfg.Store.InvocationGet(ctx, eff.InvocationID)
+		if err != nil {
+			return nil, workflows.ExecuteInput{}, fmt.Errorf("error reading the invocation's catalog version; nothing was run: %w", err)
+		}
+		version = inv.CatalogVersion
+	}
+	cat, err := a.cfg.Catalog.At(ctx, version)
+	if err != nil {
+		return nil, workflows.ExecuteInput{}, fmt.Errorf("the catalog the effect ran under cannot be loaded; nothing was run: %w", err)
+	}
+	original, ok := cat.Tool(snap.Tool)
 	if !ok || original.Compensation == nil {
 		return nil, workflows.ExecuteInput{}, fmt.Errorf("tool %q and its compensation are no longer in the catalog; nothing was run", snap.Tool)
 	}
-	comp, ok := a.cfg.Catalog.Tool(entry.CompensationTool)
+	comp, ok := cat.Tool(entry.CompensationTool)
 	if !ok {
 		return nil, workflows.ExecuteInput{}, fmt.Errorf("compensation tool %q is no longer in the catalog; nothing was run", entry.CompensationTool)
 	}
@@ -139,15 +166,30 @@ func (a *Activities) compensationCall(entry store.UndoEntry, eff store.Effect) (
 		Route:        mt.RouteWrite,
 		Args:         canonical,
 		ArgsHash:     hash,
+		// The compensation runs as the original's catalog had it.
+		CatalogVersion: cat.Hash(),
 	}, nil
 }
 
-func (a *Activities) undoDone(ctx context.Context, out workflows.UndoOutcome, to store.UndoStatus, summary string, r *mt.Receipt) (workflows.UndoOutcome, error) {
+func (a *Activities) undoDone(ctx context.Context, out workflows.UndoOutcome, to ledger.UndoStatus, summary string, r *mt.Receipt) (workflows.UndoOutcome, error) {
 	got, err := a.cfg.Store.UndoSetStatus(ctx, out.UndoID, to, summary)
-	if err != nil && !(errors.Is(err, store.ErrUndoTransition) && got.Status == to) {
+	if err != nil && !(errors.Is(err, ledger.ErrUndoTransition) && got.Status == to) {
 		return out, retryable(ErrTypeLedger, fmt.Errorf("error recording compensation outcome: %w", err))
 	}
 	out.Status, out.Summary, out.Receipt = string(to), summary, r
+	return out, nil
+}
+
+// undoHold answers a step that cannot run yet. A pending entry stays
+// pending, with why, so an operator's "by hand" resolution can close it; a
+// failed one (from before entries were held) stays as it is.
+func (a *Activities) undoHold(ctx context.Context, out workflows.UndoOutcome, entry ledger.UndoEntry, summary string) (workflows.UndoOutcome, error) {
+	if entry.Status == ledger.UndoPending {
+		if _, err := a.cfg.Store.UndoSetStatus(ctx, entry.ID, ledger.UndoPending, summary); err != nil && !errors.Is(err, ledger.ErrUndoTransition) {
+			return out, retryable(ErrTypeLedger, fmt.Errorf("error holding the undo entry: %w", err))
+		}
+	}
+	out.Status, out.Summary = workflows.UndoPending, summary
 	return out, nil
 }
 
@@ -160,10 +202,33 @@ func (a *Activities) SessionHalt(ctx context.Context, in workflows.HaltInput) er
 	return nil
 }
 
-// SessionResolve records a human's resolution of a halt.
+// SessionRollbackBegin closes the session to new effects before the
+// rollback waits for the ones in flight.
+func (a *Activities) SessionRollbackBegin(ctx context.Context, sessionID string) error {
+	if _, err := a.cfg.Store.SessionRollbackBegin(ctx, sessionID); err != nil {
+		return retryable(ErrTypeLedger, fmt.Errorf("error closing the session for its rollback: %w", err))
+	}
+	return nil
+}
+
+// SessionRollbackEnd opens the session again once its rollback finished.
+func (a *Activities) SessionRollbackEnd(ctx context.Context, sessionID string) error {
+	if _, err := a.cfg.Store.SessionRollbackEnd(ctx, sessionID); err != nil {
+		return retryable(ErrTypeLedger, fmt.Errorf("error opening the session after its rollback: %w", err))
+	}
+	return nil
+}
+
+// SessionResolve records a human's resolution of a halt: by hand, which
+// closes the entries the rollback could not run, or a retry of the
+// rollback, which the session workflow runs next.
 func (a *Activities) SessionResolve(ctx context.Context, req workflows.ResolveRequest, sessionID string) error {
-	_, err := a.cfg.Store.SessionResolve(ctx, sessionID, req.Actor, req.Reason)
-	if err != nil && !errors.Is(err, store.ErrSessionNotHalted) {
+	how := ledger.ResolvedByHand
+	if req.Retry {
+		how = ledger.ResolvedRetry
+	}
+	_, err := a.cfg.Store.SessionResolve(ctx, sessionID, req.Actor, req.Reason, how)
+	if err != nil && !errors.Is(err, ledger.ErrSessionNotHalted) {
 		return retryable(ErrTypeLedger, fmt.Errorf("error resolving session: %w", err))
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 
-	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -68,7 +68,7 @@ func (a *Activities) Sweep(ctx context.Context) (workflows.SweepResult, error) {
 // sweepEffect holds one effect whose lease expired, if its workflow no
 // longer runs. An invocation's effect goes through FinalizeStranded with
 // its invocation; a compensation's belongs to its session's workflow.
-func (a *Activities) sweepEffect(ctx context.Context, eff store.Effect) (held, finished bool, err error) {
+func (a *Activities) sweepEffect(ctx context.Context, eff ledger.Effect) (held, finished bool, err error) {
 	if eff.InvocationID != "" {
 		inv, err := a.cfg.Store.InvocationGet(ctx, eff.InvocationID)
 		if err != nil {
@@ -96,7 +96,7 @@ func (a *Activities) sweepEffect(ctx context.Context, eff store.Effect) (held, f
 
 // sweepOrphan holds an effect with no open invocation to finish: a
 // compensation, or an effect claimed after its invocation was finished.
-func (a *Activities) sweepOrphan(ctx context.Context, eff store.Effect, workflowID string) (held, finished bool, err error) {
+func (a *Activities) sweepOrphan(ctx context.Context, eff ledger.Effect, workflowID string) (held, finished bool, err error) {
 	status, err := a.workflowStatus(ctx, workflowID)
 	if err != nil || status == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return false, false, err

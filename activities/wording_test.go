@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -36,7 +36,7 @@ func (f *fixture) invocation(tool string, route mt.Route, rawArgs string) workfl
 	args, hash, err := approval.Canonicalize(json.RawMessage(rawArgs))
 	require.NoError(f.t, err)
 	key := "s1:" + tool + "-" + string(rune('a'+f.n))
-	inv, _, err := f.store.InvocationInsert(f.ctx, store.Invocation{OperationKey: key, SessionID: "s1", AgentID: "voice-agent",
+	inv, _, err := f.store.InvocationInsert(f.ctx, ledger.Invocation{OperationKey: key, SessionID: "s1", AgentID: "voice-agent",
 		Tool: tool, Args: args, ArgsHash: hash, Route: route, State: mt.InvocationRunning, WorkflowID: "wf-" + key})
 	require.NoError(f.t, err)
 	return workflows.ExecuteInput{InvocationID: inv.ID, OperationKey: key, SessionID: "s1", Tool: tool,

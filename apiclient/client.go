@@ -148,13 +148,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 		return resp.StatusCode, resp.Header, fmt.Errorf("error reading maestro's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		var ref struct {
-			Observation mt.Observation `json:"observation"`
-		}
-		if err := json.Unmarshal(raw, &ref); err != nil || ref.Observation.Status == "" {
-			return resp.StatusCode, resp.Header, fmt.Errorf("maestro answered HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(raw))
-		}
-		return resp.StatusCode, resp.Header, &Error{StatusCode: resp.StatusCode, Observation: ref.Observation}
+		return resp.StatusCode, resp.Header, answerError(resp.StatusCode, raw)
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
@@ -162,6 +156,18 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 		}
 	}
 	return resp.StatusCode, resp.Header, nil
+}
+
+// answerError is the error of a non-2xx answer: a refusal as *Error, else
+// the status and body.
+func answerError(status int, raw []byte) error {
+	var ref struct {
+		Observation mt.Observation `json:"observation"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil || ref.Observation.Status == "" {
+		return fmt.Errorf("maestro answered HTTP %d: %s", status, bytes.TrimSpace(raw))
+	}
+	return &Error{StatusCode: status, Observation: ref.Observation}
 }
 
 // IsRefusal reports whether err is a refusal with the given code.

@@ -41,8 +41,23 @@ func (c *Client) CheckReconciliation(ctx context.Context, operationKey string) (
 	return out, err
 }
 
+// RetryReconciliation delivers held post-call work (a key ending in
+// "/held") again along its whole chain.
+func (c *Client) RetryReconciliation(ctx context.Context, key string) (apitype.Reconciliation, error) {
+	var out apitype.Reconciliation
+	_, _, err := c.do(ctx, http.MethodPost, reconciliationPath(key)+"/retry", nil, &out)
+	return out, err
+}
+
 // reconciliationPath escapes the key as one path segment: operation keys
 // may contain slashes.
 func reconciliationPath(operationKey string) string {
 	return "/v1/reconciliations/" + url.PathEscape(operationKey)
+}
+
+// Metrics reads the counters an operator alerts on.
+func (c *Client) Metrics(ctx context.Context) (apitype.Metrics, error) {
+	var out apitype.Metrics
+	_, _, err := c.do(ctx, http.MethodGet, "/v1/metrics", nil, &out)
+	return out, err
 }

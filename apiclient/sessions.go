@@ -23,10 +23,21 @@ func (c *Client) Rollback(ctx context.Context, id, reason string) (apitype.Rollb
 	return out, err
 }
 
-// Resolve clears a halted session with a recorded reason (operator key).
+// Resolve clears a halted session with a recorded reason (operator key):
+// the human undid by hand what the rollback could not.
 func (c *Client) Resolve(ctx context.Context, id, reason string) (apitype.Session, error) {
+	return c.resolve(ctx, id, apitype.ResolveRequest{Reason: reason})
+}
+
+// ResolveRetry clears a halted session and runs its rollback again, the
+// compensations it could not run included (operator key).
+func (c *Client) ResolveRetry(ctx context.Context, id, reason string) (apitype.Session, error) {
+	return c.resolve(ctx, id, apitype.ResolveRequest{Reason: reason, Retry: true})
+}
+
+func (c *Client) resolve(ctx context.Context, id string, req apitype.ResolveRequest) (apitype.Session, error) {
 	var out apitype.Session
-	_, _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/resolve", apitype.ResolveRequest{Reason: reason}, &out)
+	_, _, err := c.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/resolve", req, &out)
 	return out, err
 }
 

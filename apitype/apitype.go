@@ -4,6 +4,7 @@ package apitype
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -88,22 +89,60 @@ type ToolList struct {
 
 // Readiness is the body of GET /readyz.
 type Readiness struct {
-	// Status is ReadinessReady or ReadinessStarting.
+	// Status is ReadinessReady, ReadinessStarting, ReadinessUnavailable
+	// or ReadinessDraining.
 	Status string `json:"status"`
-	// WaitingFor names the dependency start-up is waiting for, while
-	// starting: "postgresql" or "temporal".
+	// WaitingFor names the dependency that does not answer, while
+	// starting or unavailable: "postgresql" or "temporal".
 	WaitingFor string `json:"waiting_for,omitempty"`
 	// Detail is why the last attempt to reach it failed, if one has.
 	Detail string `json:"detail,omitempty"`
+	// Catalog is the catalog version this process serves, once started.
+	Catalog string `json:"catalog,omitempty"`
+	// CatalogDrift says why this process does not serve the version the
+	// ledger names current (its own file differs), if it does not.
+	CatalogDrift string `json:"catalog_drift,omitempty"`
 }
 
 // Readiness statuses.
 const (
 	ReadinessReady    = "ready"
 	ReadinessStarting = "starting"
+	// ReadinessUnavailable: started, but a dependency does not answer now.
+	ReadinessUnavailable = "unavailable"
+	// ReadinessDraining: stopping; finishing the work in flight, taking
+	// no more.
+	ReadinessDraining = "draining"
 )
 
 // Health is the body of GET /healthz.
 type Health struct {
 	Status string `json:"status"`
+}
+
+// Refusal is a request refused before anything ran: the HTTP status and
+// the observation the API answers with. It is an error, so the gate can
+// return it through code that only knows errors.
+type Refusal struct {
+	HTTPStatus  int
+	Observation mt.Observation
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("refused (%s): %s", r.Observation.Code, r.Observation.Summary)
+}
+
+// CatalogReload answers POST /v1/catalog/reload: the process re-read its
+// catalog file and either swapped to it (200) or, the file breaking some
+// rule, kept the catalog it had (422, Violations listing every problem).
+type CatalogReload struct {
+	// Version is the catalog version served after the request: the new
+	// one, or on refusal the one kept.
+	Version string `json:"version"`
+	// Previous is the version served before the request.
+	Previous string `json:"previous"`
+	// Changed is false when the file was the version already served.
+	Changed bool `json:"changed"`
+	// Violations lists every rule the file breaks; empty on success.
+	Violations []string `json:"violations,omitempty"`
 }

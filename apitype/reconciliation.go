@@ -34,7 +34,10 @@ type Reconciliation struct {
 	// Delivery is set for a succeeded send whose message the provider then
 	// reported undelivered, failed or canceled: the agent told the person
 	// it was sent, and it never arrived.
-	Delivery  *Delivery             `json:"delivery,omitempty"`
+	Delivery *Delivery `json:"delivery,omitempty"`
+	// Held is set for post-call work no channel delivered: what the
+	// caller was promised, and every attempt made to keep the promise.
+	Held      *HeldDelivery         `json:"held_delivery,omitempty"`
 	Attempts  int                   `json:"attempts"`
 	ClaimedAt time.Time             `json:"claimed_at"`
 	UpdatedAt time.Time             `json:"updated_at"`
@@ -69,4 +72,44 @@ type ReconciliationDecision struct {
 	Outcome string `json:"outcome"`
 	// Reason is what the operator checked, and where. Required.
 	Reason string `json:"reason"`
+}
+
+// HeldDelivery is post-call work held for a human because no channel
+// delivered it by its deadline or every channel refused it.
+type HeldDelivery struct {
+	SessionID  string `json:"session_id"`
+	ItemKey    string `json:"item_key"`
+	DeferredID string `json:"deferred_id,omitempty"`
+	Source     string `json:"source"`
+	Urgent     bool   `json:"urgent"`
+	// Words are what the caller said, as recorded; CallbackNumber is the
+	// number to reach them on, when known.
+	Words          string            `json:"words,omitempty"`
+	CallbackNumber string            `json:"callback_number,omitempty"`
+	Attempts       []DeliveryAttempt `json:"attempts"`
+}
+
+// DeliveryAttempt is one call made to deliver post-call work.
+type DeliveryAttempt struct {
+	N            int         `json:"n"`
+	Channel      int         `json:"channel"`
+	Tool         string      `json:"tool"`
+	OperationKey string      `json:"operation_key"`
+	InvocationID string      `json:"invocation_id,omitempty"`
+	Outcome      string      `json:"outcome"`
+	Summary      string      `json:"summary"`
+	Receipt      *mt.Receipt `json:"receipt,omitempty"`
+	At           time.Time   `json:"at"`
+	// ResolvedBy and Resolution show an unknown attempt the tool's
+	// on_unknown policy settled at once to send again.
+	ResolvedBy string `json:"resolved_by,omitempty"`
+	Resolution string `json:"resolution,omitempty"`
+}
+
+// Metrics are the counters GET /v1/metrics answers, counted since the
+// process started.
+type Metrics struct {
+	// PostCallHeldTotal counts post-call work held for a human: deferred
+	// promises no channel kept by their deadline.
+	PostCallHeldTotal int64 `json:"postcall_held_total"`
 }

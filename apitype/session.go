@@ -21,10 +21,17 @@ type Session struct {
 	HaltReason     string            `json:"halt_reason,omitempty"`
 	ResolvedBy     string            `json:"resolved_by,omitempty"`
 	ResolveReason  string            `json:"resolve_reason,omitempty"`
-	Calls          []SessionCall     `json:"calls"`
-	UndoStack      []UndoEntry       `json:"undo_stack"`
-	Deferred       []DeferredItem    `json:"deferred"`
-	PostCall       []PostCallItem    `json:"postcall"`
+	// Resolution is how the last halt was resolved: by_hand (the entries
+	// the rollback could not run were closed with the reason) or retry
+	// (the rollback ran again).
+	Resolution string `json:"resolution,omitempty"`
+	// RollbackStartedAt is set while a rollback runs; the session admits
+	// no writes meanwhile (state rolling_back).
+	RollbackStartedAt *time.Time     `json:"rollback_started_at,omitempty"`
+	Calls             []SessionCall  `json:"calls"`
+	UndoStack         []UndoEntry    `json:"undo_stack"`
+	Deferred          []DeferredItem `json:"deferred"`
+	PostCall          []PostCallItem `json:"postcall"`
 	// PostCallStatus is the post-call workflow's status once the call has
 	// ended: running, completed, failed, or not_started.
 	PostCallStatus string     `json:"postcall_status,omitempty"`
@@ -40,6 +47,8 @@ type SessionCall struct {
 	Route        mt.Route           `json:"route"`
 	State        mt.InvocationState `json:"state"`
 	Summary      string             `json:"summary,omitempty"`
+	// Receipt is the provider's proof of the call's effect.
+	Receipt *mt.Receipt `json:"receipt,omitempty"`
 	// Delivery is the provider's latest word on the message the call sent.
 	Delivery *Delivery `json:"delivery,omitempty"`
 	// FollowUp summarises what contradicts the call's observation since it
@@ -57,6 +66,8 @@ type UndoEntry struct {
 	Snapshot     json.RawMessage `json:"args_snapshot,omitempty"`
 	Status       string          `json:"status"`
 	Detail       string          `json:"detail,omitempty"`
+	// Receipt is the provider's proof of the compensation, once it ran.
+	Receipt *mt.Receipt `json:"receipt,omitempty"`
 }
 
 // DeferredItem is work recorded in-call for delivery after the call.
@@ -79,6 +90,8 @@ type PostCallItem struct {
 	Status       string      `json:"status"`
 	Receipt      *mt.Receipt `json:"receipt,omitempty"`
 	Reason       string      `json:"reason,omitempty"`
+	// Attempts are the delivery chain so far.
+	Attempts []DeliveryAttempt `json:"attempts,omitempty"`
 }
 
 // RollbackRequest is the body of POST /v1/sessions/{id}/rollback.
@@ -107,6 +120,10 @@ type RollbackResult struct {
 // ResolveRequest is the body of POST /v1/sessions/{id}/resolve.
 type ResolveRequest struct {
 	Reason string `json:"reason"`
+	// Retry runs the rollback again, the compensations it could not run
+	// included. Without it the operator undid those by hand, and their
+	// undo entries are closed with the reason.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // FactRequest is the body of PUT /v1/sessions/{id}/facts/{name}: a value an

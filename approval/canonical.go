@@ -1,4 +1,8 @@
-// Package approval freezes arguments and gates money and irreversible calls.
+// Package approval is the approval gate for money and irreversible calls.
+// It opens approval requests, holds a session while one is pending,
+// decides who may decide and whether a modify's arguments pass, sets the
+// token lifetime, and freezes arguments by canonical JSON hashing; the
+// CEL auto-approval conditions are in approval/rule.
 package approval
 
 import (

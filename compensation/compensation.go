@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -22,7 +22,7 @@ type Snapshot struct {
 
 // Entry builds the undo entry for a compensable call, or nil for a tool
 // that has no compensation.
-func Entry(tool *tools.Tool, sessionID, operationKey string, args json.RawMessage) (*store.UndoEntry, error) {
+func Entry(tool *tools.Tool, sessionID, operationKey string, args json.RawMessage) (*ledger.UndoEntry, error) {
 	if tool.Compensation == nil || tool.Reversibility != mt.ReversibilityCompensable {
 		return nil, nil
 	}
@@ -30,7 +30,7 @@ func Entry(tool *tools.Tool, sessionID, operationKey string, args json.RawMessag
 	if err != nil {
 		return nil, fmt.Errorf("error encoding undo snapshot: %w", err)
 	}
-	return &store.UndoEntry{
+	return &ledger.UndoEntry{
 		SessionID:           sessionID,
 		OperationKey:        operationKey,
 		CompensationTool:    tool.Compensation.Tool,

@@ -9,7 +9,9 @@ import (
 
 // FenceCatalog runs Fence over every tool of a loaded catalog, then checks
 // what only the whole catalog can show: that every record-deferred tool is
-// delivered after the call by a real-sync tool whose receipt proves it, and
+// delivered after the call by a real-sync tool whose receipt proves it,
+// with a deadline and at least one fallback channel that proves its effect
+// too, and
 // that the transcript rules dispatch only to such tools. An empty result
 // means the catalog passes.
 func FenceCatalog(c *tools.Catalog) []Violation {
@@ -53,8 +55,24 @@ func fenceCatalog(ts []*tools.Tool, pc *tools.PostCall) []Violation {
 		d, ok := pc.Delivery(t.Name)
 		if !ok {
 			f.add(RuleDeferredUndelivered, "no post-call delivery: the agent says the team will get what it records, and nothing would deliver it")
-		} else if problem := unproven(byName[d.Tool]); problem != "" {
-			f.add(RulePostCallWithoutReceipt, "delivered after the call by %q, which %s", d.Tool, problem)
+		} else {
+			if problem := unproven(byName[d.Tool]); problem != "" {
+				f.add(RulePostCallWithoutReceipt, "delivered after the call by %q, which %s", d.Tool, problem)
+			}
+			if d.Deadline <= 0 {
+				f.add(RuleDeferredWithoutFallback, "its delivery has no deadline, so an outage could hold the promise forever without anyone hearing of it")
+			}
+			if len(d.Fallbacks) == 0 {
+				f.add(RuleDeferredWithoutFallback, "its delivery by %q has no fallback: if that channel refuses or stays down, the promise is broken", d.Tool)
+			}
+			for i, fb := range d.Fallbacks {
+				if problem := unproven(byName[fb.Tool]); problem != "" {
+					f.add(RulePostCallWithoutReceipt, "its fallback %d, %q, %s", i+1, fb.Tool, problem)
+				}
+				if fb.Deadline <= 0 {
+					f.add(RuleDeferredWithoutFallback, "its fallback %d, %q, has no deadline", i+1, fb.Tool)
+				}
+			}
 		}
 		out = append(out, f.list...)
 	}

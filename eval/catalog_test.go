@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +18,7 @@ func takeMessage() *tools.Tool {
 		Effect:        maestrotype.EffectWrite,
 		Delivery:      maestrotype.DeliveryRecordDeferred,
 		Reversibility: maestrotype.ReversibilityIrreversible,
-		Connector:     tools.Connector{Kind: tools.KindDeferred},
+		Connector:     tools.Connector{Kind: maestrotype.KindDeferred},
 		Wording: tools.Wording{
 			Success: tmpl("I'll make sure the team gets your message."),
 			Failure: tmpl("I couldn't take down your message."),
@@ -34,6 +35,13 @@ func honestPostCall() *tools.PostCall {
 			From: "take_message",
 			Tool: "send_sms",
 			Args: map[string]*tools.Template{"to": tmpl("+15550100200"), "body": tmpl("{{.Args.message}}")},
+			// The fallback texts the on-call manager's own phone.
+			Deadline: 24 * time.Hour,
+			Fallbacks: []tools.Fallback{{
+				Tool:     "send_sms",
+				Args:     map[string]*tools.Template{"to": tmpl("+15550100100"), "body": tmpl("{{.Args.message}}")},
+				Deadline: time.Hour,
+			}},
 		}},
 		Rules: []tools.Rule{{
 			Name:    "callback_request",
@@ -52,7 +60,7 @@ func TestFenceCatalogBites(t *testing.T) {
 		Effect:        maestrotype.EffectRead,
 		Delivery:      maestrotype.DeliveryReadonly,
 		Reversibility: maestrotype.ReversibilityNone,
-		Connector:     tools.Connector{Kind: tools.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}},
+		Connector:     tools.Connector{Kind: maestrotype.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}},
 		Wording:       tools.Wording{Success: tmpl("Here is the tenant."), Failure: tmpl("I couldn't look that up.")},
 	}
 	cases := []struct {
@@ -68,6 +76,18 @@ func TestFenceCatalogBites(t *testing.T) {
 			pc.Deliveries = nil
 			return ts, pc
 		}, "take_message", eval.RuleDeferredUndelivered},
+		{"delivery without a fallback", func(ts []*tools.Tool, pc *tools.PostCall) ([]*tools.Tool, *tools.PostCall) {
+			pc.Deliveries[0].Fallbacks = nil
+			return ts, pc
+		}, "take_message", eval.RuleDeferredWithoutFallback},
+		{"delivery without a deadline", func(ts []*tools.Tool, pc *tools.PostCall) ([]*tools.Tool, *tools.PostCall) {
+			pc.Deliveries[0].Deadline = 0
+			return ts, pc
+		}, "take_message", eval.RuleDeferredWithoutFallback},
+		{"fallback by a tool not in the catalog", func(ts []*tools.Tool, pc *tools.PostCall) ([]*tools.Tool, *tools.PostCall) {
+			pc.Deliveries[0].Fallbacks[0].Tool = "carrier_pigeon"
+			return ts, pc
+		}, "take_message", eval.RulePostCallWithoutReceipt},
 		{"delivery by a tool not in the catalog", func(ts []*tools.Tool, pc *tools.PostCall) ([]*tools.Tool, *tools.PostCall) {
 			pc.Deliveries[0].Tool = "deliver_message"
 			return ts, pc

@@ -48,6 +48,11 @@ const (
 	// delivery, so what it records reaches nobody while the agent has told
 	// the human the team will get it.
 	RuleDeferredUndelivered Rule = "deferred-undelivered"
+	// RuleDeferredWithoutFallback: a record-deferred tool's delivery has
+	// no deadline or no fallback channel, so one provider's outage or
+	// refusal would break the promise the agent spoke, and nobody would
+	// hear of it in time.
+	RuleDeferredWithoutFallback Rule = "deferred-without-fallback"
 	// RulePostCallWithoutReceipt: post-call work is dispatched to a tool
 	// that cannot prove it happened: missing, not real-sync, performing
 	// nothing a provider can confirm, or declaring no receipt fields.
@@ -56,6 +61,11 @@ const (
 	// description that does not open by saying when to call it, so the
 	// model chooses it by guesswork (see tools.PrescribesWhen).
 	RuleDescriptionNotPrescriptive Rule = "description-not-prescriptive"
+	// RuleEmergencyWithoutNotice: a tool that can be called for an
+	// emergency (an argument offers "emergency", or its risk tags say so)
+	// has no safety_notice, so a caller whose emergency the tool could not
+	// fully handle may never hear what to do instead.
+	RuleEmergencyWithoutNotice Rule = "emergency-without-notice"
 )
 
 // Violation is one way one tool breaks the fence.
@@ -99,6 +109,9 @@ func fence(t *tools.Tool) []Violation {
 		f.add(RuleUnclassified, "no valid %s", strings.Join(missing, ", "))
 	}
 	checkPromises(f, t)
+	if t.EmergencyCapable() && t.Wording.SafetyNotice == nil {
+		f.add(RuleEmergencyWithoutNotice, "can be called for an emergency but has no safety_notice to speak when it cannot say it did everything")
+	}
 	if t.Delivery == maestrotype.DeliveryRealSync {
 		checkRealSync(f, t)
 	}
@@ -149,7 +162,7 @@ func checkRealSync(f *findings, t *tools.Tool) {
 	c := t.Connector
 	if !c.PerformsEffect() {
 		what := fmt.Sprintf("connector kind %q", c.Kind)
-		if c.Kind == tools.KindHTTP {
+		if c.Kind == maestrotype.KindHTTP {
 			what = fmt.Sprintf("an http %s", c.Method())
 		}
 		f.add(RuleNoVerifiableEffect, "%s performs nothing a provider can confirm", what)

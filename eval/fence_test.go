@@ -26,7 +26,7 @@ func honestSMS() *tools.Tool {
 		Effect:        maestrotype.EffectWrite,
 		Delivery:      maestrotype.DeliveryRealSync,
 		Reversibility: maestrotype.ReversibilityIrreversible,
-		Connector: tools.Connector{Kind: tools.KindTwilioSMS, Settings: map[string]*tools.Template{
+		Connector: tools.Connector{Kind: maestrotype.KindTwilioSMS, Settings: map[string]*tools.Template{
 			"to":   tmpl("{{.Args.to}}"),
 			"body": tmpl("{{.Args.body}}"),
 		}},
@@ -64,13 +64,13 @@ func TestFenceBites(t *testing.T) {
 		}, eval.RuleReceipt},
 		{"promise wording on a tool that performs nothing", func(t *tools.Tool) {
 			t.Effect, t.Delivery, t.Reversibility = maestrotype.EffectRead, maestrotype.DeliveryReadonly, maestrotype.ReversibilityNone
-			t.Connector = tools.Connector{Kind: tools.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}}
+			t.Connector = tools.Connector{Kind: maestrotype.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}}
 			t.ReceiptFields = nil
 			t.Wording.Success = tmpl("I've transferred you to the manager.")
 		}, eval.RulePromiseWithoutDelivery},
 		{"description implies a delivery the tool does not perform", func(t *tools.Tool) {
 			t.Delivery = maestrotype.DeliveryRecordDeferred
-			t.Connector = tools.Connector{Kind: tools.KindDeferred}
+			t.Connector = tools.Connector{Kind: maestrotype.KindDeferred}
 			t.ReceiptFields = nil
 			t.Description = "Notifies the manager; the manager has been paged."
 			t.Wording.Success = tmpl("I'll make sure the manager hears about it.")
@@ -86,21 +86,24 @@ func TestFenceBites(t *testing.T) {
 			t.Wording.Success = nil
 		}, eval.RuleWordingIgnoresReceipt},
 		{"http GET posing as a write", func(t *tools.Tool) {
-			t.Connector = tools.Connector{Kind: tools.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}}
+			t.Connector = tools.Connector{Kind: maestrotype.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("GET")}}
 			t.ReceiptFields = []string{"resource_id"}
 		}, eval.RuleNoVerifiableEffect},
 		{"deferred tool says sent", func(t *tools.Tool) {
 			t.Delivery = maestrotype.DeliveryRecordDeferred
-			t.Connector = tools.Connector{Kind: tools.KindDeferred}
+			t.Connector = tools.Connector{Kind: maestrotype.KindDeferred}
 			t.ReceiptFields = nil
 			t.Wording.Success = tmpl("Your message has been sent to the team.")
 		}, eval.RuleDeferredPastTense},
 		{"deferred tool says it opened a ticket", func(t *tools.Tool) {
 			t.Delivery = maestrotype.DeliveryRecordDeferred
-			t.Connector = tools.Connector{Kind: tools.KindDeferred}
+			t.Connector = tools.Connector{Kind: maestrotype.KindDeferred}
 			t.ReceiptFields = nil
 			t.Wording.Success = tmpl("I've opened a ticket for the team.")
 		}, eval.RuleDeferredPastTense},
+		{"emergency-capable tool without a safety notice", func(t *tools.Tool) {
+			t.RiskTags = []string{"emergency"}
+		}, eval.RuleEmergencyWithoutNotice},
 		{"failure wording claims the effect", func(t *tools.Tool) {
 			t.Wording.Failure = tmpl("Twilio timed out, but the text was delivered.")
 		}, eval.RulePromiseBeforeReceipt},
@@ -108,14 +111,14 @@ func TestFenceBites(t *testing.T) {
 			t.Wording.Success = tmpl("Your text has been delivered ({{.Receipt.Fields.message_sid}}).")
 		}, eval.RuleDeliveryBeforeFinalStatus},
 		{"email wording claims delivery from an accepted receipt", func(t *tools.Tool) {
-			t.Connector = tools.Connector{Kind: tools.KindSESEmail, Settings: map[string]*tools.Template{
+			t.Connector = tools.Connector{Kind: maestrotype.KindSESEmail, Settings: map[string]*tools.Template{
 				"to": tmpl("{{.Args.to}}"), "subject": tmpl("hi"), "body": tmpl("{{.Args.body}}"),
 			}}
 			t.ReceiptFields = []string{"message_id"}
 			t.Wording.Success = tmpl("I've emailed the office and they've received it (reference {{.Receipt.Fields.message_id}}).")
 		}, eval.RuleDeliveryBeforeFinalStatus},
 		{"page wording claims it reached the manager", func(t *tools.Tool) {
-			t.Connector = tools.Connector{Kind: tools.KindPage, Settings: map[string]*tools.Template{
+			t.Connector = tools.Connector{Kind: maestrotype.KindPage, Settings: map[string]*tools.Template{
 				"sms_to": tmpl("+15550001111"), "sms_body": tmpl("x"), "email_to": tmpl("a@example.com"), "email_subject": tmpl("x"), "email_body": tmpl("x"),
 			}}
 			t.ReceiptFields = []string{"message_sid", "message_id"}
@@ -154,7 +157,7 @@ func TestFenceBitesInsideALoadedCatalog(t *testing.T) {
 		Effect:        maestrotype.EffectWrite,
 		Delivery:      maestrotype.DeliveryRecordDeferred,
 		Reversibility: maestrotype.ReversibilityIrreversible,
-		Connector:     tools.Connector{Kind: tools.KindDeferred},
+		Connector:     tools.Connector{Kind: maestrotype.KindDeferred},
 		Wording:       tools.Wording{Success: tmpl("Transferring you now; I've transferred the call.")},
 	}
 	violations := eval.Fence(append(c.Tools(), liar))
@@ -177,7 +180,7 @@ func TestFenceLetsAcceptedReceiptsSaySent(t *testing.T) {
 		require.Empty(t, eval.Fence([]*tools.Tool{tool}), wording)
 	}
 	workOrder := honestSMS()
-	workOrder.Connector = tools.Connector{Kind: tools.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("POST")}}
+	workOrder.Connector = tools.Connector{Kind: maestrotype.KindHTTP, Settings: map[string]*tools.Template{"method": tmpl("POST")}}
 	workOrder.ReceiptFields = []string{"resource_id"}
 	workOrder.Wording.Success = tmpl("Work order {{.Receipt.ID}} was received by maintenance.")
 	require.Empty(t, eval.Fence([]*tools.Tool{workOrder}))

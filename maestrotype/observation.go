@@ -45,6 +45,9 @@ const (
 	// session's irreversible or money calls waits for a human; the
 	// observation names the approval request.
 	CodeSessionAwaitingApproval Code = "session_awaiting_approval"
+	// CodeSessionRollingBack: a write was refused because the session is
+	// being rolled back.
+	CodeSessionRollingBack Code = "session_rolling_back"
 	// CodeSessionForbidden: the session belongs to another agent.
 	CodeSessionForbidden Code = "session_forbidden"
 	// CodeTranscriptRefused: a transcript_ref breaks the fetch policy
@@ -61,6 +64,10 @@ const (
 	// CodeNotDelivered: an effect whose outcome was unknown was found, by
 	// the provider's records or a human, not to have happened.
 	CodeNotDelivered Code = "not_delivered"
+	// CodePartlyDelivered: a tool of several provider effects (a page by
+	// text and email) performed some of them; the payload names each
+	// part's state and receipt, and the wording what went out.
+	CodePartlyDelivered Code = "partly_delivered"
 	// CodeAborted: the invocation stopped (its workflow failed, was
 	// terminated or timed out) before it performed anything.
 	CodeAborted Code = "invocation_aborted"
@@ -133,3 +140,21 @@ type Receipt struct {
 	Fields   map[string]string `json:"fields"`
 	IssuedAt time.Time         `json:"issued_at"`
 }
+
+// Receipt fields, as Receipt.Fields names them. The built-in connectors
+// fill in the first four; the catalog's receipt and wording templates read
+// them by these names.
+const (
+	ReceiptMessageSID = "message_sid" // Twilio message SID
+	ReceiptMessageID  = "message_id"  // SES message ID
+	ReceiptResourceID = "resource_id" // ID of the resource an HTTP API created or changed
+	ReceiptStatus     = "status"      // the provider's status at receipt time
+
+	// ReceiptAttestedBy and ReceiptReason are who attested a held effect
+	// and why, on the receipt a human attests.
+	ReceiptAttestedBy = "attested_by"
+	ReceiptReason     = "reason"
+	// ReceiptResentAfterUnknown marks the receipt of a part sent again
+	// after an answer that proved nothing: the provider may hold two of it.
+	ReceiptResentAfterUnknown = "resent_after_unknown"
+)

@@ -15,6 +15,10 @@ const (
 	// SessionHalted: a compensation failed; nothing runs until a human
 	// resolves it.
 	SessionHalted SessionState = "halted"
+	// SessionRollingBack: a rollback is under way; the session admits no
+	// new writes until it finishes. Derived from the ledger, never stored
+	// as a state.
+	SessionRollingBack SessionState = "rolling_back"
 	// SessionEnded: the call ended; deferred work belongs to the post-call
 	// workflow.
 	SessionEnded SessionState = "ended"
@@ -45,4 +49,22 @@ type WorkItem struct {
 	Source string `json:"source"`
 	// DeferredID links the item to a record-deferred intent, if any.
 	DeferredID string `json:"deferred_id,omitempty"`
+	// Deadline is how long delivery keeps trying Tool through provider
+	// outages; zero (work judged before deadlines existed) means one
+	// dispatch and no fallback.
+	Deadline time.Duration `json:"deadline,omitempty"`
+	// Fallbacks are the other channels, tried in order once Tool refuses
+	// definitively or misses its deadline.
+	Fallbacks []Channel `json:"fallbacks,omitempty"`
+	// Urgent says the catalog found the work cannot wait: its deadlines
+	// are already cut to the catalog's urgent deadline.
+	Urgent bool `json:"urgent,omitempty"`
+}
+
+// Channel is one way of delivering a work item: a real-sync tool, its
+// arguments and how long to keep trying it.
+type Channel struct {
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args"`
+	Deadline time.Duration   `json:"deadline"`
 }

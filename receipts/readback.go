@@ -11,7 +11,7 @@ import (
 
 	twapi "github.com/twilio/twilio-go/rest/api/v2010"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 )
 
 // Evidence is what a provider's own API says about an effect. Reading it
@@ -24,8 +24,10 @@ type Evidence struct {
 	Detail map[string]any
 }
 
-// Reader reads effects back from the providers' APIs with clients of its
-// own, independent of the connectors that performed them.
+// Reader reads a performed effect back from where its provider records it
+// (Twilio's Messages API, an SES emulator's store of sent mail, an HTTP
+// service's resource), with clients of its own, independent of the
+// connectors that performed it.
 type Reader struct {
 	// TwilioURL, TwilioAccountSID and TwilioAuthToken reach Twilio's
 	// Messages API.

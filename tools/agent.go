@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"github.com/maestro-run/maestro/maestrotype"
 	"slices"
 )
 
@@ -42,7 +43,7 @@ type Agent struct {
 	Description string
 	// OnFailure is what the agent's sessions do with the effects they
 	// already performed when one of their calls fails.
-	OnFailure OnFailure
+	OnFailure maestrotype.OnFailure
 	// Callback is where the agent hears how a pending call ended; nil when
 	// the agent only polls.
 	Callback *Callback
@@ -52,27 +53,12 @@ type Agent struct {
 	// WhileAwaitingApproval is whether the agent's sessions may write while
 	// one of their irreversible or money calls waits for a human.
 	WhileAwaitingApproval WhileAwaitingApproval
-	key                   keyHash
-	hasKey                bool
-	allow                 []string
-}
-
-// OnFailure is an agent's policy for a session whose call failed.
-type OnFailure string
-
-const (
-	// OnFailureNone leaves completed effects in place (the default): each
-	// effect stands on its own and the agent tells the human what failed.
-	OnFailureNone OnFailure = "none"
-	// OnFailureRollback runs the session's undo stack, newest first, for an
-	// agent whose calls make sense only together, so a failure part-way
-	// leaves nothing half-done.
-	OnFailureRollback OnFailure = "rollback"
-)
-
-// Valid reports whether f is a known policy.
-func (f OnFailure) Valid() bool {
-	return f == OnFailureNone || f == OnFailureRollback
+	// Platform is the voice platform that calls the agent's tools by
+	// webhook; nil when the agent calls the API itself.
+	Platform *Platform
+	key      keyHash
+	hasKey   bool
+	allow    []string
 }
 
 // OnReject is an agent's policy for a session whose call an approver

@@ -8,6 +8,7 @@ import (
 // for concurrent use.
 type Catalog struct {
 	hash      string
+	source    []byte
 	tools     map[string]*Tool
 	sorted    []*Tool
 	agents    []*Agent
@@ -22,6 +23,12 @@ type Catalog struct {
 // mirrored rows so a reader can tell which file they came from.
 func (c *Catalog) Hash() string {
 	return c.hash
+}
+
+// Source returns the file the catalog was loaded from, byte for byte: the
+// ledger keeps it under Hash so any process can load that version again.
+func (c *Catalog) Source() []byte {
+	return slices.Clone(c.source)
 }
 
 // Tool returns the named tool. A tool that is not in the catalog does not

@@ -29,7 +29,7 @@ func TestDemoCatalogHasEveryClass(t *testing.T) {
 	deliveries := map[maestrotype.Delivery]bool{}
 	reversibilities := map[maestrotype.Reversibility]bool{}
 	routes := map[maestrotype.Route]bool{}
-	kinds := map[tools.ConnectorKind]bool{}
+	kinds := map[maestrotype.ConnectorKind]bool{}
 	for _, tool := range c.Tools() {
 		effects[tool.Effect] = true
 		deliveries[tool.Delivery] = true
@@ -41,7 +41,7 @@ func TestDemoCatalogHasEveryClass(t *testing.T) {
 	require.Equal(t, map[maestrotype.Delivery]bool{"readonly": true, "real-sync": true, "record-deferred": true}, deliveries)
 	require.Equal(t, map[maestrotype.Reversibility]bool{"none": true, "compensable": true, "irreversible": true}, reversibilities)
 	require.Equal(t, map[maestrotype.Route]bool{"read": true, "compensable": true, "gated": true, "deferred": true}, routes)
-	require.Equal(t, map[tools.ConnectorKind]bool{"http": true, "twilio_sms": true, "ses_email": true, "page": true, "deferred": true}, kinds)
+	require.Equal(t, map[maestrotype.ConnectorKind]bool{"http": true, "twilio_sms": true, "ses_email": true, "page": true, "deferred": true}, kinds)
 }
 
 func TestDemoCatalogRows(t *testing.T) {
@@ -145,7 +145,7 @@ func TestRegistryRows(t *testing.T) {
 		Delivery:         maestrotype.DeliveryRealSync,
 		Reversibility:    maestrotype.ReversibilityCompensable,
 		CompensationTool: "cancel_work_order",
-		ConnectorKind:    tools.KindHTTP,
+		ConnectorKind:    maestrotype.KindHTTP,
 		Owner:            "maintenance",
 		CatalogHash:      c.Hash(),
 	}, rows[i])

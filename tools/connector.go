@@ -5,36 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-)
 
-// ConnectorKind names the built-in connector that performs a tool.
-type ConnectorKind string
-
-const (
-	// KindTwilioSMS sends one SMS through Twilio. Settings: to, body.
-	KindTwilioSMS ConnectorKind = "twilio_sms"
-	// KindSESEmail sends one email through Amazon SES. Settings: to,
-	// subject, body.
-	KindSESEmail ConnectorKind = "ses_email"
-	// KindPage reaches a human on two channels at once, an SMS and an
-	// email. Settings: sms_to, sms_body, email_to, email_subject,
-	// email_body.
-	KindPage ConnectorKind = "page"
-	// KindHTTP calls a JSON API. Settings: service, method, path, and
-	// optionally id_field and status_field naming the response fields that
-	// prove the effect (default "id" and "status").
-	KindHTTP ConnectorKind = "http"
-	// KindDeferred performs nothing during the call: the post-call workflow
-	// delivers. Only record-deferred tools use it.
-	KindDeferred ConnectorKind = "deferred"
-)
-
-// Receipt fields the built-in connectors produce.
-const (
-	ReceiptMessageSID = "message_sid" // Twilio message SID
-	ReceiptMessageID  = "message_id"  // SES message ID
-	ReceiptResourceID = "resource_id" // ID of the resource an HTTP API created or changed
-	ReceiptStatus     = "status"      // the provider's status at receipt time
+	"github.com/maestro-run/maestro/maestrotype"
 )
 
 // kindSpec is what the catalog needs to know about a connector kind.
@@ -51,41 +23,51 @@ type kindSpec struct {
 	// acceptedOnly: the receipt proves the provider accepted a message,
 	// not that it reached anyone (Twilio answers queued, SES accepted).
 	acceptedOnly bool
+	// parts names the separate provider effects of a composite connector,
+	// each its own exactly-once effect in the ledger (ADR 14).
+	parts []string
 }
 
-var kinds = map[ConnectorKind]kindSpec{
-	KindTwilioSMS: {
+var kinds = map[maestrotype.ConnectorKind]kindSpec{
+	maestrotype.KindTwilioSMS: {
 		required:     []string{"to", "body"},
-		receipt:      []string{ReceiptMessageSID, ReceiptStatus},
-		proof:        []string{ReceiptMessageSID},
+		receipt:      []string{maestrotype.ReceiptMessageSID, maestrotype.ReceiptStatus},
+		proof:        []string{maestrotype.ReceiptMessageSID},
 		acceptedOnly: true,
 	},
-	KindSESEmail: {
+	maestrotype.KindSESEmail: {
 		required:     []string{"to", "subject", "body"},
-		receipt:      []string{ReceiptMessageID},
-		proof:        []string{ReceiptMessageID},
+		receipt:      []string{maestrotype.ReceiptMessageID},
+		proof:        []string{maestrotype.ReceiptMessageID},
 		acceptedOnly: true,
 	},
-	KindPage: {
+	maestrotype.KindPage: {
 		required:     []string{"sms_to", "sms_body", "email_to", "email_subject", "email_body"},
-		receipt:      []string{ReceiptMessageSID, ReceiptMessageID, ReceiptStatus},
-		proof:        []string{ReceiptMessageSID, ReceiptMessageID},
+		receipt:      []string{maestrotype.ReceiptMessageSID, maestrotype.ReceiptMessageID, maestrotype.ReceiptStatus},
+		proof:        []string{maestrotype.ReceiptMessageSID, maestrotype.ReceiptMessageID},
 		acceptedOnly: true,
+		parts:        []string{PartSMS, PartEmail},
 	},
-	KindHTTP: {
+	maestrotype.KindHTTP: {
 		required: []string{"service", "method", "path"},
 		optional: []string{"id_field", "status_field"},
 		static:   []string{"service", "method", "id_field", "status_field"},
-		receipt:  []string{ReceiptResourceID, ReceiptStatus},
-		proof:    []string{ReceiptResourceID},
+		receipt:  []string{maestrotype.ReceiptResourceID, maestrotype.ReceiptStatus},
+		proof:    []string{maestrotype.ReceiptResourceID},
 	},
-	KindDeferred: {},
+	maestrotype.KindDeferred: {},
 }
 
-// Valid reports whether k is a built-in connector kind.
-func (k ConnectorKind) Valid() bool {
-	_, ok := kinds[k]
-	return ok
+// The parts of a page.
+const (
+	PartSMS   = "sms"
+	PartEmail = "email"
+)
+
+// Parts names the separate provider effects the connector performs, in
+// the order it performs them; nil for a connector of one effect.
+func (c Connector) Parts() []string {
+	return kinds[c.Kind].parts
 }
 
 // httpMethods are the methods the HTTP connector may use; GET is the only
@@ -95,7 +77,7 @@ var httpMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http
 // Connector says which built-in connector performs a tool and with what
 // settings.
 type Connector struct {
-	Kind ConnectorKind
+	Kind maestrotype.ConnectorKind
 	// Settings are rendered per call and handed to the connector by name.
 	// A setting without template actions renders to itself.
 	Settings map[string]*Template
@@ -107,7 +89,7 @@ type Connector struct {
 
 // Method returns the HTTP method of an HTTP connector, or "".
 func (c Connector) Method() string {
-	if c.Kind != KindHTTP {
+	if c.Kind != maestrotype.KindHTTP {
 		return ""
 	}
 	if m, ok := c.Settings["method"]; ok && m != nil {
@@ -121,9 +103,9 @@ func (c Connector) Method() string {
 // this package does not know perform nothing.
 func (c Connector) PerformsEffect() bool {
 	switch c.Kind {
-	case KindTwilioSMS, KindSESEmail, KindPage:
+	case maestrotype.KindTwilioSMS, maestrotype.KindSESEmail, maestrotype.KindPage:
 		return true
-	case KindHTTP:
+	case maestrotype.KindHTTP:
 		return slices.Contains(httpMethods, c.Method()) && c.Method() != http.MethodGet
 	}
 	return false
@@ -157,7 +139,7 @@ func (c Connector) ProofFields() []string {
 
 // HTTPService returns the service an HTTP connector calls, or "".
 func (c Connector) HTTPService() string {
-	if c.Kind != KindHTTP {
+	if c.Kind != maestrotype.KindHTTP {
 		return ""
 	}
 	if s, ok := c.Settings["service"]; ok && s != nil {
@@ -169,7 +151,7 @@ func (c Connector) HTTPService() string {
 // ConnectorCall is a tool's connector call rendered for one invocation:
 // everything the connector needs, with no templates left.
 type ConnectorCall struct {
-	Kind     ConnectorKind
+	Kind     maestrotype.ConnectorKind
 	Settings map[string]string
 	// Body is the JSON request body of an HTTP call; nil for GET and
 	// DELETE requests and for every other kind.
@@ -205,7 +187,7 @@ func (c Connector) renderSettings(data TemplateData) (map[string]string, error) 
 // renderBody sends the arguments as they are unless the catalog maps the
 // body explicitly, so amounts keep their JSON types.
 func (c Connector) renderBody(data TemplateData) (json.RawMessage, error) {
-	if c.Kind != KindHTTP || c.Method() == http.MethodGet || c.Method() == http.MethodDelete {
+	if c.Kind != maestrotype.KindHTTP || c.Method() == http.MethodGet || c.Method() == http.MethodDelete {
 		return nil, nil
 	}
 	if c.Body == nil {

@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/approval/rule"
 
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +49,9 @@ type (
 		// WhileAwaitingApproval is strict or allow_writes. Optional:
 		// default strict.
 		WhileAwaitingApproval string `yaml:"while_awaiting_approval"`
+		// Platform says which voice platform calls the agent's tools by
+		// webhook: see platform.go.
+		Platform *platformFile `yaml:"platform"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -67,12 +68,15 @@ type (
 		Reversibility string            `yaml:"reversibility"`
 		RiskTags      []string          `yaml:"risk_tags"`
 		Repeatable    bool              `yaml:"repeatable"`
+		OnUnknown     string            `yaml:"on_unknown"`
 		InputSchema   yaml.Node         `yaml:"input_schema"`
 		Connector     yaml.Node         `yaml:"connector"`
 		Receipt       *receiptFile      `yaml:"receipt"`
 		Approval      *approvalFile     `yaml:"approval"`
 		Compensation  *compensationFile `yaml:"compensation"`
 		Wording       wordingFile       `yaml:"wording"`
+		// SafetyNotice is appended to every wording short of full success.
+		SafetyNotice string `yaml:"safety_notice"`
 	}
 	receiptFile struct {
 		Fields []string `yaml:"fields"`
@@ -95,6 +99,8 @@ type (
 		Success string `yaml:"success"`
 		Pending string `yaml:"pending"`
 		Failure string `yaml:"failure"`
+		// Partial is for composite tools: some parts went out.
+		Partial string `yaml:"partial"`
 	}
 )
 
@@ -124,8 +130,7 @@ func Load(data []byte) (*Catalog, error) {
 		return nil, errors.New("error parsing tool catalog: want a single YAML document")
 	}
 
-	sum := sha256.Sum256(data)
-	c := &Catalog{hash: hex.EncodeToString(sum[:]), tools: make(map[string]*Tool)}
+	c := &Catalog{hash: Hash(data), source: slices.Clone(data), tools: make(map[string]*Tool)}
 	p := &problems{}
 	if f.Version != FormatVersion {
 		p.add("catalog", "version", "must be %d, got %d", FormatVersion, f.Version)
@@ -165,6 +170,7 @@ func Load(data []byte) (*Catalog, error) {
 	v.sessionFacts()
 	v.tools(rows)
 	v.agents()
+	v.platforms()
 	v.descriptions(rows)
 	v.operators()
 	v.uniqueKeys()
@@ -204,6 +210,7 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 		Reversibility: maestrotype.Reversibility(tf.Reversibility),
 		RiskTags:      tf.RiskTags,
 		Repeatable:    tf.Repeatable,
+		OnUnknown:     OnUnknown(tf.OnUnknown),
 	}
 	if t.Version == 0 {
 		t.Version = 1
@@ -239,6 +246,9 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 		Success: parseField(p, row, tf.Name, "wording.success", tf.Wording.Success),
 		Pending: parseField(p, row, tf.Name, "wording.pending", tf.Wording.Pending),
 		Failure: parseField(p, row, tf.Name, "wording.failure", tf.Wording.Failure),
+		Partial: parseField(p, row, tf.Name, "wording.partial", tf.Wording.Partial),
+
+		SafetyNotice: parseField(p, row, tf.Name, "safety_notice", tf.SafetyNotice),
 	}
 	return t
 }
@@ -297,7 +307,7 @@ func buildConnector(p *problems, row, tool string, node *yaml.Node) Connector {
 		values[key] = node.Content[i+1]
 	}
 	if k := values["kind"]; k != nil {
-		c.Kind = ConnectorKind(k.Value)
+		c.Kind = maestrotype.ConnectorKind(k.Value)
 	}
 	spec, ok := kinds[c.Kind]
 	switch {
@@ -315,7 +325,7 @@ func buildConnector(p *problems, row, tool string, node *yaml.Node) Connector {
 		v := values[key]
 		switch {
 		case key == "kind":
-		case key == "body" && c.Kind == KindHTTP:
+		case key == "body" && c.Kind == maestrotype.KindHTTP:
 			var body map[string]string
 			if err := v.Decode(&body); err != nil {
 				p.add(row, field, "must map JSON body fields to templates: %v", err)
@@ -347,7 +357,7 @@ func buildConnector(p *problems, row, tool string, node *yaml.Node) Connector {
 			p.add(row, "connector."+name, "must be a fixed value, not a template")
 		}
 	}
-	if m := c.Settings["method"]; c.Kind == KindHTTP && m != nil && m.literal() && !slices.Contains(httpMethods, m.String()) {
+	if m := c.Settings["method"]; c.Kind == maestrotype.KindHTTP && m != nil && m.literal() && !slices.Contains(httpMethods, m.String()) {
 		p.add(row, "connector.method", "unknown method %q (want %s)", m.String(), strings.Join(httpMethods, ", "))
 	}
 	return c
@@ -387,7 +397,7 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 		a.OnTimeout = OnTimeoutTimedOut
 	}
 	if a.AutoApproveWhen != "" {
-		c, err := approval.CompileCondition(a.AutoApproveWhen)
+		c, err := rule.Compile(a.AutoApproveWhen)
 		if err != nil {
 			p.add(row, "approval.auto_approve_when", "%v", err)
 		}
@@ -417,14 +427,15 @@ func buildAgent(p *problems, row string, af agentFile) *Agent {
 	a := &Agent{
 		ID:                    af.ID,
 		Description:           af.Description,
-		OnFailure:             OnFailure(af.OnFailure),
+		OnFailure:             maestrotype.OnFailure(af.OnFailure),
 		OnReject:              OnReject(af.OnReject),
 		WhileAwaitingApproval: WhileAwaitingApproval(af.WhileAwaitingApproval),
 		allow:                 slices.Compact(slices.Sorted(slices.Values(af.Allow))),
 		Callback:              buildCallback(p, row, af),
+		Platform:              buildPlatform(p, row, af),
 	}
 	if a.OnFailure == "" {
-		a.OnFailure = OnFailureNone
+		a.OnFailure = maestrotype.OnFailureNone
 	}
 	if a.OnReject == "" {
 		a.OnReject = OnRejectHalt

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/maestro-run/maestro/maestrotype"
 )
@@ -25,6 +26,38 @@ type PostCall struct {
 	Deliveries []Delivery
 	// Rules find work in the transcript that nobody recorded as an intent.
 	Rules []Rule
+	// Urgent says which work cannot wait a day: its deadlines shrink to
+	// Urgent.Deadline, so it moves to its fallbacks quickly. Nil: none.
+	Urgent *Urgency
+}
+
+// DefaultDeliveryDeadline is how long post-call work keeps trying one
+// channel when the catalog names no deadline: long enough to outlast a
+// provider's outage, short enough that a human hears of it the same day.
+const DefaultDeliveryDeadline = 24 * time.Hour
+
+// Urgency is the catalog's word on what work is urgent.
+type Urgency struct {
+	// Any are phrases that make work urgent wherever they appear in what
+	// the caller said: a recorded intent's arguments or a matching turn.
+	Any []string
+	// Deadline caps every channel's deadline for urgent work.
+	Deadline time.Duration
+
+	phrases *regexp.Regexp
+}
+
+// Matches reports whether text holds one of the urgent phrases. It is
+// safe to call on a nil Urgency.
+func (u *Urgency) Matches(text string) bool {
+	if u == nil || len(u.Any) == 0 {
+		return false
+	}
+	re := u.phrases
+	if re == nil {
+		re = phrasesRE(u.Any)
+	}
+	return re.MatchString(normalizeApostrophes(text))
 }
 
 // Delivery returns the delivery of intents recorded by the named
@@ -52,6 +85,25 @@ type Delivery struct {
 	// intent's arguments) and .Session (the session's facts); see
 	// RenderArgs for how absent values and empty results are treated.
 	Args map[string]*Template
+	// Deadline is how long delivery keeps trying Tool through provider
+	// outages before it moves on to the fallbacks.
+	Deadline time.Duration
+	// Fallbacks are tried in order when the channel before fails
+	// definitively or misses its deadline. Their arguments render like
+	// Args, from the same recorded intent.
+	Fallbacks []Fallback
+}
+
+// A Fallback is another channel for a recorded intent.
+type Fallback struct {
+	Tool     string
+	Args     map[string]*Template
+	Deadline time.Duration
+}
+
+// Render renders a fallback's arguments from a recorded intent.
+func (f Fallback) Render(from string, recorded json.RawMessage, session map[string]any) (json.RawMessage, error) {
+	return Delivery{From: from, Tool: f.Tool, Args: f.Args}.Render(recorded, session)
 }
 
 // Render renders the delivering call's arguments from a recorded intent.
@@ -79,6 +131,8 @@ type Rule struct {
 	// Args render the call's arguments from .Args.text and .Args.speaker
 	// (the matching turn) and .Session (the session's facts).
 	Args map[string]*Template
+	// Urgent makes all the rule's work urgent, whatever the turn says.
+	Urgent bool
 
 	// phrases is Any compiled at load; a Rule built in code compiles on
 	// use.

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -19,13 +20,24 @@ func TestDemoPostCall(t *testing.T) {
 
 	agent, ok := c.Agent(pc.Agent)
 	require.True(t, ok)
-	require.Equal(t, []string{"create_work_order", "deliver_message", "request_callback"}, agent.Allowed())
+	require.Equal(t, []string{"create_work_order", "deliver_message", "escalate_to_human", "request_callback"}, agent.Allowed())
 	voice, _ := c.Agent("voice-agent")
 	require.False(t, voice.Allows("deliver_message"), "in-call, the caller hears only that the team will get it")
 
 	d, ok := pc.Delivery("take_message")
 	require.True(t, ok)
 	require.Equal(t, "deliver_message", d.Tool)
+	require.Equal(t, 24*time.Hour, d.Deadline)
+	var fallbacks []string
+	for _, f := range d.Fallbacks {
+		fallbacks = append(fallbacks, f.Tool)
+		require.Positive(t, f.Deadline)
+	}
+	require.Equal(t, []string{"request_callback", "escalate_to_human"}, fallbacks, "by text to the on-call phone, then a page")
+	require.True(t, pc.Urgent.Matches("I can smell GAS in the hallway"))
+	require.True(t, pc.Urgent.Matches("there's no  heat"))
+	require.False(t, pc.Urgent.Matches("the gasket is loose"), "whole words only")
+	require.Equal(t, 5*time.Minute, pc.Urgent.Deadline)
 	_, ok = pc.Delivery("send_sms")
 	require.False(t, ok, "real-sync tools deliver during the call")
 	_, ok = (*tools.PostCall)(nil).Delivery("take_message")
@@ -41,15 +53,15 @@ func TestDemoPostCall(t *testing.T) {
 func TestOnFailure(t *testing.T) {
 	t.Parallel()
 	voice, _ := demo(t).Agent("voice-agent")
-	require.Equal(t, tools.OnFailureNone, voice.OnFailure)
+	require.Equal(t, maestrotype.OnFailureNone, voice.OnFailure)
 
 	d := minimalDoc(t)
 	d.agent()["on_failure"] = "rollback"
 	c := loadDoc(t, d)
 	agent, _ := c.Agent("agent")
-	require.Equal(t, tools.OnFailureRollback, agent.OnFailure)
+	require.Equal(t, maestrotype.OnFailureRollback, agent.OnFailure)
 	after, _ := c.Agent("after-call")
-	require.Equal(t, tools.OnFailureNone, after.OnFailure, "none is the default")
+	require.Equal(t, maestrotype.OnFailureNone, after.OnFailure, "none is the default")
 }
 
 func TestLoadRefusesUndeliveredDeferredTool(t *testing.T) {

@@ -43,6 +43,21 @@ func (v *validator) postCall() {
 	for i, r := range pc.Rules {
 		v.rule(rowName("postcall.rules", i, r.Name), r, agent, names)
 	}
+	if u := pc.Urgent; u != nil {
+		if len(u.Any) == 0 && !slices.ContainsFunc(pc.Rules, func(r Rule) bool { return r.Urgent }) {
+			p.add("catalog", "postcall.urgent.any", "required: the phrases that make work urgent (or mark a rule urgent: true)")
+		}
+		for i, phrase := range u.Any {
+			if !strings.ContainsFunc(phrase, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) {
+				p.add("catalog", fmt.Sprintf("postcall.urgent.any[%d]", i), "want a phrase with at least one letter or digit, got %q", phrase)
+			}
+		}
+		if u.Deadline <= 0 {
+			p.add("catalog", "postcall.urgent.deadline", "required: how long urgent work may wait on one channel (e.g. 5m)")
+		}
+	} else if slices.ContainsFunc(pc.Rules, func(r Rule) bool { return r.Urgent }) {
+		p.add("catalog", "postcall.urgent", "required: a rule is urgent, and only this section says how short an urgent deadline is")
+	}
 }
 
 func (v *validator) isPostCallAgent(a *Agent) bool {
@@ -96,6 +111,16 @@ func (v *validator) delivery(row string, d Delivery, agent *Agent, delivered map
 	}
 	target := v.postCallTarget(row, d.Tool, agent)
 	v.postCallArgs(row, d.Args, target, readable, d.From+"'s input_schema")
+	seen := map[string]bool{d.Tool: true}
+	for i, f := range d.Fallbacks {
+		frow := fmt.Sprintf("%s.fallbacks[%d]", row, i)
+		if seen[f.Tool] {
+			p.add(frow, "tool", "%s is already a channel of this delivery: a fallback is another way to reach someone", f.Tool)
+		}
+		seen[f.Tool] = true
+		target := v.postCallTarget(frow, f.Tool, agent)
+		v.postCallArgs(frow, f.Args, target, readable, d.From+"'s input_schema")
+	}
 }
 
 func (v *validator) rule(row string, r Rule, agent *Agent, names map[string]string) {

@@ -12,7 +12,7 @@ type RegistryRow struct {
 	Reversibility    maestrotype.Reversibility
 	CompensationTool string // empty unless compensable
 	ApproverRole     string // empty unless gated by a human
-	ConnectorKind    ConnectorKind
+	ConnectorKind    maestrotype.ConnectorKind
 	Owner            string
 	CatalogHash      string
 }

@@ -35,6 +35,10 @@ type TemplateData struct {
 	Session map[string]any
 	// OperationKey identifies the business effect.
 	OperationKey string
+	// Parts holds the receipt of each part of a composite tool that went
+	// out, by part name ("sms", "email"); parts without a receipt are
+	// absent. Only success and partial wording read it.
+	Parts map[string]*maestrotype.Receipt
 }
 
 // Template roots: the fields of TemplateData a template may start from.
@@ -44,6 +48,7 @@ const (
 	rootPayload      = "Payload"
 	rootSession      = "Session"
 	rootOperationKey = "OperationKey"
+	rootParts        = "Parts"
 )
 
 // templateFuncs is deliberately tiny: templates place values, they do not

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -73,7 +74,7 @@ func TestRenderCall(t *testing.T) {
 	cancel, _ := c.Tool("cancel_work_order")
 	call, err := cancel.RenderCall(tools.TemplateData{Args: map[string]any{"work_order_id": "wo/1"}})
 	require.NoError(t, err)
-	require.Equal(t, tools.KindHTTP, call.Kind)
+	require.Equal(t, maestrotype.KindHTTP, call.Kind)
 	require.Equal(t, map[string]string{
 		"service": "sandbox",
 		"method":  "POST",
@@ -91,7 +92,7 @@ func TestRenderCall(t *testing.T) {
 	sms, _ := c.Tool("send_sms")
 	call, err = sms.RenderCall(tools.TemplateData{Args: map[string]any{"to": "+15551234567", "body": "hi"}})
 	require.NoError(t, err)
-	require.Equal(t, tools.ConnectorCall{Kind: tools.KindTwilioSMS, Settings: map[string]string{"to": "+15551234567", "body": "hi"}}, call)
+	require.Equal(t, tools.ConnectorCall{Kind: maestrotype.KindTwilioSMS, Settings: map[string]string{"to": "+15551234567", "body": "hi"}}, call)
 
 	for _, name := range []string{"lookup_tenant", "delete_tenant_account"} {
 		tool, _ := c.Tool(name)
@@ -126,5 +127,5 @@ func TestConnectorEffects(t *testing.T) {
 		require.Equal(t, want.proof, tool.Connector.ProofFields(), name)
 	}
 	require.False(t, tools.Connector{Kind: "noop"}.PerformsEffect(), "an unknown kind proves nothing")
-	require.False(t, tools.ConnectorKind("noop").Valid())
+	require.False(t, maestrotype.ConnectorKind("noop").Valid())
 }

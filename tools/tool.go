@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/approval/rule"
 
 	"encoding/json"
 	"fmt"
@@ -36,7 +36,11 @@ type Tool struct {
 	// reminder, say): only then does the agent's tool-call ID join the
 	// derived operation key. Optional: default false, so a re-issued call
 	// with the same arguments names the same effect.
-	Repeatable  bool
+	Repeatable bool
+	// OnUnknown says whether a call whose outcome is unknown, on a
+	// provider that cannot be searched, is held for a human (default) or
+	// sent again. Optional: default hold.
+	OnUnknown   OnUnknown
 	InputSchema *Schema
 	Connector   Connector
 	// ReceiptFields are the receipt fields that prove a real-sync call's
@@ -78,7 +82,7 @@ type Approval struct {
 	// package and kept here unparsed; the decision is still logged.
 	AutoApproveWhen string
 	// Condition is AutoApproveWhen compiled at load; nil when unset.
-	Condition *approval.Condition
+	Condition *rule.Condition
 	// Provenance lists the fact provenances the rule may rest on: facts
 	// from any other source are hidden from it. Optional: default operator
 	// and every platform-signed source, never agent-declared.

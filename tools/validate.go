@@ -98,6 +98,7 @@ func (v *validator) tool(row string, t *Tool) {
 	v.receipt(row, t)
 	v.approval(row, t)
 	v.compensation(row, t)
+	v.onUnknown(row, t)
 	v.wording(row, t)
 }
 
@@ -157,13 +158,13 @@ func (v *validator) connector(row string, t *Tool) {
 		return
 	}
 	switch {
-	case t.Effect == maestrotype.EffectRead && (c.PerformsEffect() || c.Kind == KindDeferred):
+	case t.Effect == maestrotype.EffectRead && (c.PerformsEffect() || c.Kind == maestrotype.KindDeferred):
 		p.add(row, "connector", "a read must not perform an effect: use an http connector with method GET")
 	case t.Delivery == maestrotype.DeliveryRealSync && !c.PerformsEffect():
 		p.add(row, "connector", "real-sync needs a connector that performs a verifiable effect; %s does not", describeConnector(c))
-	case t.Delivery == maestrotype.DeliveryRecordDeferred && c.Kind != KindDeferred:
+	case t.Delivery == maestrotype.DeliveryRecordDeferred && c.Kind != maestrotype.KindDeferred:
 		p.add(row, "connector.kind", "record-deferred tools are delivered after the call: use kind deferred, not %s", c.Kind)
-	case t.Delivery != maestrotype.DeliveryRecordDeferred && c.Kind == KindDeferred:
+	case t.Delivery != maestrotype.DeliveryRecordDeferred && c.Kind == maestrotype.KindDeferred:
 		p.add(row, "connector.kind", "kind deferred performs nothing, so only record-deferred tools may use it")
 	}
 	if c.Body != nil && (c.Method() == "GET" || c.Method() == "DELETE") {
@@ -178,7 +179,7 @@ func (v *validator) connector(row string, t *Tool) {
 }
 
 func describeConnector(c Connector) string {
-	if c.Kind == KindHTTP {
+	if c.Kind == maestrotype.KindHTTP {
 		return "an http " + c.Method()
 	}
 	return "kind " + string(c.Kind)
@@ -375,8 +376,35 @@ func (v *validator) wording(row string, t *Tool) {
 	if realSync && w.Success != nil && !w.Success.References(rootReceipt) {
 		p.add(row, "wording.success", "real-sync wording must be derived from the receipt: reference .Receipt")
 	}
+	v.partialWording(row, t)
+	if n := w.SafetyNotice; n != nil {
+		if PromisesDelivery(n.String()) {
+			p.add(row, "safety_notice", "claims an effect, but it is spoken exactly when the tool cannot say it did everything")
+		}
+		v.templateRefs(row, "safety_notice", t, n, beforeCall)
+	}
 	if realSync && w.Success != nil && t.Connector.ReceiptProvesAcceptanceOnly() && ClaimsDelivery(w.Success.String()) {
 		p.add(row, "wording.success", "claims delivery, but a %s receipt proves only that the provider accepted the message: say it was sent", t.Connector.Kind)
+	}
+}
+
+// partialWording checks the wording for a composite tool some of whose
+// parts went out: required for such a tool, refused for any other, and
+// derived from the parts' receipts.
+func (v *validator) partialWording(row string, t *Tool) {
+	p := v.p
+	w := t.Wording.Partial
+	composite := len(t.Connector.Parts()) > 0 && t.Delivery == maestrotype.DeliveryRealSync
+	switch {
+	case w == nil && composite && !p.already(row, "wording.partial"):
+		p.add(row, "wording.partial", "required: %s performs %s as separate effects, so some can go out without the others", t.Connector.Kind, strings.Join(t.Connector.Parts(), " and "))
+	case w == nil:
+	case !composite:
+		p.add(row, "wording.partial", "only a real-sync tool whose connector has parts (page) can go out in part")
+	case !w.References(rootParts):
+		p.add(row, "wording.partial", "must name what went out from its receipt: reference .Parts")
+	default:
+		v.templateRefs(row, "wording.partial", t, w, scope{receipt: "only some parts went out: read each part's receipt from .Parts"})
 	}
 }
 
@@ -469,8 +497,20 @@ func (v *validator) templateRefs(row, field string, t *Tool, tmpl *Template, sc 
 			if len(path) > 1 {
 				p.add(row, field, "reads %s, but .OperationKey is a string", ref)
 			}
+		case rootParts:
+			parts := t.Connector.Parts()
+			switch {
+			case len(parts) == 0:
+				p.add(row, field, "reads %s, but connector kind %q has no parts", ref, t.Connector.Kind)
+			case field != "wording.success" && field != "wording.partial":
+				p.add(row, field, "reads %s, but only success and partial wording render with the parts' receipts", ref)
+			case len(path) > 1 && !slices.Contains(parts, path[1]):
+				p.add(row, field, "reads %s; the parts of %s are %s", ref, t.Connector.Kind, strings.Join(parts, ", "))
+			case len(path) > 2 && !slices.Contains(receiptProps, path[2]):
+				p.add(row, field, "reads %s; a receipt has %s", ref, strings.Join(receiptProps, ", "))
+			}
 		default:
-			p.add(row, field, "reads %s; templates see .Args, .Receipt, .Payload, .Session and .OperationKey", ref)
+			p.add(row, field, "reads %s; templates see .Args, .Receipt, .Payload, .Session, .OperationKey and .Parts", ref)
 		}
 	}
 }
@@ -499,7 +539,7 @@ func (v *validator) agents() {
 			p.add(row, "api_key_sha256", "required: the agent may call tools, so it must authenticate")
 		}
 		if !a.OnFailure.Valid() {
-			p.add(row, "on_failure", "unknown value %q (want %s or %s)", a.OnFailure, OnFailureRollback, OnFailureNone)
+			p.add(row, "on_failure", "unknown value %q (want %s or %s)", a.OnFailure, maestrotype.OnFailureRollback, maestrotype.OnFailureNone)
 		}
 		if !a.OnReject.Valid() {
 			p.add(row, "on_reject", "unknown value %q (want %s or %s)", a.OnReject, OnRejectHalt, OnRejectContinue)

@@ -187,6 +187,9 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 			refund["connector"] = map[string]any{"kind": "deferred"}
 			delete(refund, "receipt")
 		}, `tools[4] "refund"`, "delivery"},
+		{"unknown on_unknown", func(d catalogDoc) { d.tool("notify")["on_unknown"] = "retry" }, `tools[1] "notify"`, "on_unknown"},
+		{"money resends on unknown", func(d catalogDoc) { d.tool("refund")["on_unknown"] = "resend" }, `tools[4] "refund"`, "on_unknown"},
+		{"compensable resends on unknown", func(d catalogDoc) { d.tool("book")["on_unknown"] = "resend" }, `tools[2] "book"`, "on_unknown"},
 		{"compensable without compensation", func(d catalogDoc) { delete(d.tool("book"), "compensation") }, `tools[2] "book"`, "compensation.tool"},
 		{"unknown compensation tool", func(d catalogDoc) { d.sub("book", "compensation")["tool"] = "rebook" }, `tools[2] "book"`, "compensation.tool"},
 		{"compensation is itself compensable", func(d catalogDoc) {
@@ -355,6 +358,19 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 		{"unknown while_awaiting_approval", func(d catalogDoc) { d.agent()["while_awaiting_approval"] = "lenient" }, `agents[0] "agent"`, "while_awaiting_approval"},
 		{"record-deferred tool and no postcall section", func(d catalogDoc) { delete(d, "postcall") }, "catalog", "postcall"},
 		{"record-deferred tool without a delivery", func(d catalogDoc) { d.postCall()["deliveries"] = []any{} }, "catalog", "postcall.deliveries"},
+		{"delivery deadline not a duration", func(d catalogDoc) { d.delivery()["deadline"] = "a day" }, `postcall.deliveries[0] "note"`, "deadline"},
+		{"fallback deadline not positive", func(d catalogDoc) {
+			d.delivery()["fallbacks"] = []any{map[string]any{"tool": "book", "deadline": "-1h", "args": map[string]any{"text": "{{.Args.text}}"}}}
+		}, `postcall.deliveries[0] "note"`, "fallbacks[0].deadline"},
+		{"fallback to a tool the postcall agent may not call", func(d catalogDoc) {
+			d.delivery()["fallbacks"] = []any{map[string]any{"tool": "lookup"}}
+		}, `postcall.deliveries[0] "note".fallbacks[0]`, "tool"},
+		{"fallback repeats the delivery's tool", func(d catalogDoc) {
+			d.delivery()["fallbacks"] = []any{map[string]any{"tool": "notify", "args": map[string]any{"to": "+15550000001", "body": "{{.Args.text}}"}}}
+		}, `postcall.deliveries[0] "note".fallbacks[0]`, "tool"},
+		{"urgent without a deadline", func(d catalogDoc) { d.postCall()["urgent"] = map[string]any{"any": []any{"gas"}} }, "catalog", "postcall.urgent.deadline"},
+		{"urgent without phrases", func(d catalogDoc) { d.postCall()["urgent"] = map[string]any{"deadline": "5m"} }, "catalog", "postcall.urgent.any"},
+		{"urgent rule without an urgent section", func(d catalogDoc) { d.rule()["urgent"] = true }, "catalog", "postcall.urgent"},
 		{"postcall without an agent", func(d catalogDoc) { delete(d.postCall(), "agent") }, "catalog", "postcall.agent"},
 		{"postcall agent unknown", func(d catalogDoc) { d.postCall()["agent"] = "ghost" }, "catalog", "postcall.agent"},
 		{"postcall agent with a key", func(d catalogDoc) {
@@ -578,4 +594,25 @@ func TestTrustingDeclaredFactsOpensEveryRuleToTheAgentsWord(t *testing.T) {
 	for _, tool := range demo.Tools() {
 		require.False(t, tool.Approval.TrustsFact(maestrotype.ProvenanceAgentDeclared), "the demo catalog trusts no agent's word: %s", tool.Name)
 	}
+}
+
+// on_unknown opts a real-sync tool in to sending again; it is hold unless
+// the row says otherwise.
+func TestOnUnknownDefaultsToHoldAndAcceptsResend(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load([]byte(minimalCatalog))
+	require.NoError(t, err)
+	notify, _ := c.Tool("notify")
+	require.False(t, notify.Resends(), "hold unless the row opts in")
+
+	d := minimalDoc(t)
+	d.tool("notify")["on_unknown"] = "resend"
+	d.tool("note")["on_unknown"] = "hold"
+	data, err := yaml.Marshal(map[string]any(d))
+	require.NoError(t, err)
+	c, err = tools.Load(data)
+	require.NoError(t, err)
+	notify, _ = c.Tool("notify")
+	require.Equal(t, tools.OnUnknownResend, notify.OnUnknown)
+	require.True(t, notify.Resends())
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/receipts"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -17,11 +18,11 @@ func TestRenderWordingNeedsReceiptForRealSyncSuccess(t *testing.T) {
 	args := map[string]any{"to": "+15551234567", "body": "hi"}
 
 	_, err := sms.RenderWording(tools.OutcomeSuccess, tools.TemplateData{Args: args})
-	require.ErrorIs(t, err, tools.ErrNoReceipt)
+	require.ErrorIs(t, err, receipts.ErrNoReceipt)
 
 	partial := &maestrotype.Receipt{Provider: "twilio", ID: "SM1", Fields: map[string]string{"message_sid": "SM1"}}
 	_, err = sms.RenderWording(tools.OutcomeSuccess, tools.TemplateData{Args: args, Receipt: partial})
-	require.ErrorIs(t, err, tools.ErrNoReceipt, "every declared receipt field must be present")
+	require.ErrorIs(t, err, receipts.ErrNoReceipt, "every declared receipt field must be present")
 
 	full := &maestrotype.Receipt{Provider: "twilio", ID: "SM1", Status: "queued", Fields: map[string]string{"message_sid": "SM1", "status": "queued"}}
 	got, err := sms.RenderWording(tools.OutcomeSuccess, tools.TemplateData{Args: args, Receipt: full})
@@ -42,7 +43,7 @@ func TestRenderWordingHandBuiltToolCannotClaimWithoutReceipt(t *testing.T) {
 	}
 	receipt := &maestrotype.Receipt{ID: "x", Fields: map[string]string{}}
 	_, err := tool.RenderWording(tools.OutcomeSuccess, tools.TemplateData{Receipt: receipt})
-	require.ErrorIs(t, err, tools.ErrNoReceipt, "a tool that declares no receipt fields proves nothing")
+	require.ErrorIs(t, err, receipts.ErrNoReceipt, "a tool that declares no receipt fields proves nothing")
 }
 
 func TestRenderWordingDeferredNeedsNoReceipt(t *testing.T) {
@@ -126,4 +127,34 @@ func TestDemoWordingNeverPutsAStatusAfterIs(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestSafetyNoticeFollowsEveryWordingShortOfSuccess(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	page, ok := c.Tool("escalate_to_human")
+	require.True(t, ok)
+	require.True(t, page.EmergencyCapable())
+	emergency := tools.TemplateData{Args: map[string]any{"reason": "Water", "urgency": "emergency", "callback_number": "+14155550100"}}
+	routine := tools.TemplateData{Args: map[string]any{"reason": "Water", "urgency": "routine", "callback_number": "+14155550100"}}
+	const notice = "If this is an emergency, hang up and dial 911."
+
+	failure, err := page.RenderWording(tools.OutcomeFailure, emergency)
+	require.NoError(t, err)
+	require.Equal(t, "I couldn't reach the on-call manager. "+notice, failure)
+	pending, err := page.RenderWording(tools.OutcomePending, emergency)
+	require.NoError(t, err)
+	require.Contains(t, pending, notice)
+	quiet, err := page.RenderWording(tools.OutcomeFailure, routine)
+	require.NoError(t, err)
+	require.NotContains(t, quiet, "911")
+
+	partial := emergency
+	partial.Parts = map[string]*maestrotype.Receipt{"email": {ID: "0100-abc"}}
+	said, err := page.RenderWording(tools.OutcomePartial, partial)
+	require.NoError(t, err)
+	require.Equal(t, "I've paged the on-call manager by email (reference 0100-abc); the text page hasn't gone through yet. "+notice, said)
+	_, err = page.RenderWording(tools.OutcomePartial, emergency)
+	require.ErrorIs(t, err, receipts.ErrNoReceipt, "nothing went out: no partial wording")
 }

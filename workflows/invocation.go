@@ -45,7 +45,9 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 	case maestrotype.RouteRead:
 		err = executeRead(ctx, in).Get(ctx, &res)
 	case maestrotype.RouteWrite, maestrotype.RouteCompensable:
-		err = workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, false)).Get(ctx, &res)
+		ein := executeInput(in, false)
+		ein.Background = backgroundParts(ctx)
+		err = workflow.ExecuteActivity(ctx, ActivityExecute, ein).Get(ctx, &res)
 	case maestrotype.RouteDeferred:
 		err = workflow.ExecuteActivity(ctx, ActivityRecordDeferred, executeInput(in, false)).Get(ctx, &res)
 	case maestrotype.RouteGated:
@@ -53,6 +55,10 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 	default:
 		return InvocationResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("unknown route %q", in.Route), ErrTypeUnknownRoute, nil)
+	}
+	if err == nil && len(res.PendingParts) > 0 {
+		state = res.State
+		res, err = deliverParts(ctx, in, res.PendingParts)
 	}
 	if err != nil {
 		res, err = finalize(ctx, in, err)
@@ -62,6 +68,51 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 	}
 	state = res.State
 	return res, nil
+}
+
+// partsVersion marks invocations that may answer while parts of a
+// composite effect are still to go out, and deliver them afterwards;
+// histories recorded before it ran every part within the one activity.
+const partsVersion = "composite-parts"
+
+// backgroundParts reports whether this run delivers a composite effect's
+// remaining parts after answering.
+func backgroundParts(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, partsVersion, workflow.DefaultVersion, 1) == 1
+}
+
+// PartsActivityID names the activity that delivers the remaining parts, so
+// the Execute activity can hand the effect's claim over to its first
+// attempt by name.
+const PartsActivityID = "deliver-parts"
+
+// PartsRetry keeps delivering a part through a provider outage well past
+// the call: the person has been told it has not gone through yet, and the
+// agent hears how it ended by callback.
+var PartsRetry = &temporal.RetryPolicy{
+	InitialInterval:    time.Second,
+	BackoffCoefficient: 2,
+	MaximumInterval:    30 * time.Second,
+}
+
+// PartsTimeout bounds how long a remaining part is retried before the
+// activity settles it as not delivered.
+const PartsTimeout = 24 * time.Hour
+
+// deliverParts runs until every remaining part of the invocation's effect
+// is settled, and returns the invocation's final result. It runs in the
+// invocation's own workflow, so a worker crash loses nothing: Temporal
+// retries the activity, whose ledger claims say what already went out.
+func deliverParts(ctx workflow.Context, in InvocationInput, parts []string) (InvocationResult, error) {
+	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ActivityID:             PartsActivityID,
+		StartToCloseTimeout:    ActivityTimeout,
+		ScheduleToCloseTimeout: PartsTimeout,
+		RetryPolicy:            PartsRetry,
+	})
+	var res InvocationResult
+	err := workflow.ExecuteActivity(pctx, ActivityDeliverParts, executeInput(in, false)).Get(pctx, &res)
+	return res, err
 }
 
 // finalizeVersion marks invocations that finalize the ledger when they end
@@ -146,6 +197,7 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 	timer := workflow.NewTimer(timerCtx, in.ApprovalTimeout)
 	timedOut := false
 	decided := in.PreApproved
+	background := backgroundParts(ctx)
 	for {
 		if !decided {
 			sel := workflow.NewSelector(ctx)
@@ -159,7 +211,9 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 			sel.Select(ctx)
 		}
 		var res InvocationResult
-		if err := workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, timedOut)).Get(ctx, &res); err != nil {
+		ein := executeInput(in, timedOut)
+		ein.Background = background
+		if err := workflow.ExecuteActivity(ctx, ActivityExecute, ein).Get(ctx, &res); err != nil {
 			return InvocationResult{}, err
 		}
 		if res.State != maestrotype.InvocationAwaitingApproval {

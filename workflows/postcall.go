@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -18,11 +20,11 @@ const DispatchTimeout = 2 * time.Hour
 func PostCallWorkflow(ctx workflow.Context, in PostCallInput) (PostCallResult, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
 
-	var g Gathered
+	var g mt.Gathered
 	if err := workflow.ExecuteActivity(actx, ActivityPostCallGather, in).Get(ctx, &g); err != nil {
 		return PostCallResult{}, err
 	}
-	var j Judged
+	var j mt.Judged
 	if err := workflow.ExecuteActivity(actx, ActivityPostCallJudge, g).Get(ctx, &j); err != nil {
 		return PostCallResult{}, err
 	}
@@ -39,6 +41,24 @@ func PostCallWorkflow(ctx workflow.Context, in PostCallInput) (PostCallResult, e
 		HeartbeatTimeout:    time.Minute,
 		RetryPolicy:         ActivityRetry,
 	})
+	if workflow.GetVersion(ctx, durableDeliveryVersion, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		dl := &deliverer{in: in, backoff: backoffOrDefault(g.Backoff), actx: actx, dctx: dctx}
+		// Each item waits out its own outages: one item's day of retries
+		// must not hold back the next item's delivery.
+		out := make([]Delivery, len(j.Items))
+		errs := make([]error, len(j.Items))
+		wg := workflow.NewWaitGroup(ctx)
+		for i, item := range j.Items {
+			wg.Add(1)
+			workflow.Go(ctx, func(ctx workflow.Context) {
+				defer wg.Done()
+				out[i], errs[i] = dl.deliver(ctx, item)
+			})
+		}
+		wg.Wait(ctx)
+		res.Deliveries = append(res.Deliveries, out...)
+		return res, errors.Join(errs...)
+	}
 	for _, item := range j.Items {
 		var d Delivery
 		if err := workflow.ExecuteActivity(dctx, ActivityPostCallDispatch, in.SessionID, in.AgentID, item).Get(ctx, &d); err != nil {
@@ -50,4 +70,40 @@ func PostCallWorkflow(ctx workflow.Context, in PostCallInput) (PostCallResult, e
 		res.Deliveries = append(res.Deliveries, d)
 	}
 	return res, nil
+}
+
+// PostCallRetryWorkflowName is the registered name of PostCallRetryWorkflow.
+const PostCallRetryWorkflowName = "PostCallRetry"
+
+// PostCallRetryWorkflowID names an operator's retry of a held item by the
+// first attempt it makes, so asking twice starts one retry.
+func PostCallRetryWorkflowID(sessionID, itemKey string, first int) string {
+	return fmt.Sprintf("postcall-retry/%s/%s/%d", sessionID, itemKey, first)
+}
+
+// PostCallRetryInput asks to deliver a held item again, along all its
+// channels, with attempts numbered after the ones already made.
+type PostCallRetryInput struct {
+	SessionID string      `json:"session_id"`
+	AgentID   string      `json:"agent_id"`
+	Item      mt.WorkItem `json:"item"`
+	First     int         `json:"first"`
+	Backoff   *mt.Backoff `json:"backoff,omitempty"`
+	// Earlier are the attempts already made, kept in the item's record.
+	Earlier []Attempt `json:"earlier,omitempty"`
+}
+
+// PostCallRetryWorkflow delivers one held item again, as an operator
+// asked: the same chain, deadlines and exactly-once keys as the first
+// time.
+func PostCallRetryWorkflow(ctx workflow.Context, in PostCallRetryInput) (Delivery, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
+	dctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: DispatchTimeout,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy:         ActivityRetry,
+	})
+	dl := &deliverer{in: PostCallInput{SessionID: in.SessionID, AgentID: in.AgentID}, backoff: backoffOrDefault(in.Backoff),
+		actx: actx, dctx: dctx, first: in.First, earlier: in.Earlier}
+	return dl.deliver(ctx, in.Item)
 }

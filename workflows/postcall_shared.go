@@ -1,7 +1,7 @@
 package workflows
 
 import (
-	"encoding/json"
+	"strings"
 
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
@@ -26,40 +26,6 @@ type PostCallInput struct {
 	TranscriptRef string
 }
 
-// DeferredIntent is a record-deferred call recorded during the session.
-type DeferredIntent struct {
-	ID   string          `json:"id"`
-	Tool string          `json:"tool"`
-	Args json.RawMessage `json:"args"`
-}
-
-// Gathered is everything the judge reads.
-type Gathered struct {
-	SessionID  string            `json:"session_id"`
-	Facts      map[string]string `json:"facts,omitempty"`
-	Deferred   []DeferredIntent  `json:"deferred"`
-	Transcript mt.Transcript     `json:"transcript"`
-	// TranscriptRef is fetched by the judge itself, so a fetched
-	// transcript never passes through workflow history: only the work
-	// items the judge finds in it do.
-	TranscriptRef string `json:"transcript_ref,omitempty"`
-}
-
-// ItemFailure is a work item the judge could not turn into a call.
-type ItemFailure struct {
-	Key        string `json:"key"`
-	Tool       string `json:"tool,omitempty"`
-	Source     string `json:"source,omitempty"`
-	DeferredID string `json:"deferred_id,omitempty"`
-	Reason     string `json:"reason"`
-}
-
-// Judged is the judge's verdict: items to deliver and items that cannot be.
-type Judged struct {
-	Items    []mt.WorkItem `json:"items"`
-	Failures []ItemFailure `json:"failures,omitempty"`
-}
-
 // Delivery is what dispatching one item achieved.
 type Delivery struct {
 	SessionID    string             `json:"session_id"`
@@ -69,16 +35,51 @@ type Delivery struct {
 	State        mt.InvocationState `json:"state"`
 	Summary      string             `json:"summary"`
 	Receipt      *mt.Receipt        `json:"receipt,omitempty"`
+	// Attempts are every call made to deliver the item, in order, across
+	// its channels.
+	Attempts []Attempt `json:"attempts,omitempty"`
+	// Pending: attempts go on; nothing is final yet.
+	Pending bool `json:"pending,omitempty"`
+	// Held: no channel delivered the item by its deadline, and a human
+	// must.
+	Held bool `json:"held,omitempty"`
+	// Attempted counts the operation keys the item's attempts used, so a
+	// retry an operator asks for continues after them.
+	Attempted int `json:"attempted,omitempty"`
 }
 
 // PostCallResult is what the post-call workflow delivered.
 type PostCallResult struct {
-	Deliveries []Delivery    `json:"deliveries"`
-	Failures   []ItemFailure `json:"failures,omitempty"`
+	Deliveries []Delivery       `json:"deliveries"`
+	Failures   []mt.ItemFailure `json:"failures,omitempty"`
 }
 
 // PostCallOperationKey is the operation key of one post-call item, so a
 // re-run dispatches nothing twice.
 func PostCallOperationKey(sessionID, itemKey string) string {
 	return "postcall:" + sessionID + ":" + itemKey
+}
+
+// heldSuffix ends the key a held item is listed under for reconciliation.
+// Attempt keys end in "/<n>", so it names no effect.
+const heldSuffix = "/held"
+
+// PostCallHeldKey is the key a held post-call item is reconciled under.
+func PostCallHeldKey(sessionID, itemKey string) string {
+	return PostCallOperationKey(sessionID, itemKey) + heldSuffix
+}
+
+// ParsePostCallHeldKey reads a PostCallHeldKey back; ok is false for any
+// other key. Item keys hold no colon, so the last one ends the session ID.
+func ParsePostCallHeldKey(key string) (sessionID, itemKey string, ok bool) {
+	rest, found := strings.CutPrefix(key, "postcall:")
+	if !found {
+		return "", "", false
+	}
+	rest, found = strings.CutSuffix(rest, heldSuffix)
+	i := strings.LastIndex(rest, ":")
+	if !found || i <= 0 || i == len(rest)-1 {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
 }

@@ -21,6 +21,9 @@ type session struct {
 	ended    *CallEnded
 	autoRoll bool // the agent's policy asked for a rollback
 	awaiting bool // a compensation waits for a human approval
+	// closed is set while a rollback holds the session closed in the
+	// ledger; finishing the rollback opens it again.
+	closed bool
 	// root is the workflow's context with activity options; a rollback
 	// that waits for an approval goes on in a coroutine under it.
 	root workflow.Context
@@ -114,13 +117,20 @@ func (s *session) register(ctx workflow.Context) error {
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateResolve,
 		func(ctx workflow.Context, req ResolveRequest) (SessionView, error) {
+			ctx = workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx))
 			s.busy = true
-			defer func() { s.busy = false }()
-			if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)),
-				ActivitySessionResolve, req, s.in.SessionID).Get(ctx, nil); err != nil {
+			if err := workflow.ExecuteActivity(ctx, ActivitySessionResolve, req, s.in.SessionID).Get(ctx, nil); err != nil {
+				s.busy = false
 				return s.snapshot(), err
 			}
 			s.view.State, s.view.HaltStep, s.view.HaltReason = mt.SessionActive, "", ""
+			if !req.Retry {
+				s.busy = false
+				return s.snapshot(), nil
+			}
+			// The ledger marked the session as being rolled back with the
+			// resolve, so nothing was admitted in between.
+			s.rollback(ctx, RollbackRequest{Actor: req.Actor, Reason: "retry after a halt: " + req.Reason})
 			return s.snapshot(), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req ResolveRequest) error {
@@ -152,7 +162,7 @@ func (s *session) record(rec CallRecord) {
 }
 
 func (s *session) maybeAutoRollback(rec CallRecord) {
-	if s.in.OnFailure == OnFailureRollback && rec.State == mt.InvocationFailed && s.view.State == mt.SessionActive {
+	if s.in.OnFailure == mt.OnFailureRollback && rec.State == mt.InvocationFailed && s.view.State == mt.SessionActive {
 		s.autoRoll = true
 	}
 }
@@ -162,17 +172,64 @@ func (s *session) maybeAutoRollback(rec CallRecord) {
 // listed a step that needs approval.
 const compensationApprovalVersion = "compensation-approval"
 
+// rollbackSettlesVersion marks sessions whose rollback closes the session
+// in the ledger, waits for the calls in flight and holds a step whose
+// effect is still unsettled; histories recorded before it listed and
+// compensated at once.
+const rollbackSettlesVersion = "rollback-settles-in-flight"
+
 // rollback runs the undo stack in LIFO order, one compensation activity per
-// entry. The first compensation that fails after its retries halts the
-// session; nothing after it runs.
+// entry. It first closes the session to new effects, then waits (bounded)
+// for the effects already in flight, so that what settles while it waits
+// is undone too. The first compensation that fails after its retries, or
+// whose effect is still unsettled, halts the session; nothing after it
+// runs.
 func (s *session) rollback(ctx workflow.Context, req RollbackRequest) RollbackResult {
 	s.busy = true
 	res := RollbackResult{Actor: req.Actor, Reason: req.Reason, Steps: []UndoOutcome{}}
+	s.closed = workflow.GetVersion(ctx, rollbackSettlesVersion, workflow.DefaultVersion, 1) == 1
+	if s.closed {
+		if err := workflow.ExecuteActivity(ctx, ActivitySessionRollbackBegin, s.in.SessionID).Get(ctx, nil); err != nil {
+			return s.finishRollback(ctx, s.halt(ctx, res, "closing the session to new calls", err.Error()))
+		}
+	}
 	var steps []UndoStep
 	if err := workflow.ExecuteActivity(ctx, ActivityUndoList, s.in.SessionID).Get(ctx, &steps); err != nil {
-		return s.finishRollback(s.halt(ctx, res, "listing the undo stack", err.Error()))
+		return s.finishRollback(ctx, s.halt(ctx, res, "listing the undo stack", err.Error()))
+	}
+	if s.closed && !s.settled(steps) {
+		// Each call's outcome arrives as a call-recorded signal. One that
+		// never does only costs the wait: the compensation reads the
+		// ledger, not this view.
+		wait := s.in.RollbackWait
+		if wait <= 0 {
+			wait = DefaultRollbackWait
+		}
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return s.settled(steps) }); err != nil {
+			return s.finishRollback(ctx, s.halt(ctx, res, "waiting for the calls in flight", err.Error()))
+		}
 	}
 	return s.compensate(ctx, req, res, steps)
+}
+
+// settled reports whether every step whose effect was in flight when the
+// rollback listed it has had its call's outcome recorded since.
+func (s *session) settled(steps []UndoStep) bool {
+	for _, st := range steps {
+		if st.Unsettled && !s.callSettled(st.OperationKey) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *session) callSettled(operationKey string) bool {
+	for _, c := range s.view.Calls {
+		if c.OperationKey == operationKey && c.State.Terminal() {
+			return true
+		}
+	}
+	return false
 }
 
 // compensate runs steps in order. A money-class step first opens an
@@ -187,7 +244,7 @@ func (s *session) compensate(ctx workflow.Context, req RollbackRequest, res Roll
 				CompensationApprovalInput{Step: step, AgentID: s.in.AgentID, Actor: req.Actor, Reason: req.Reason}).Get(ctx, &gate)
 			if err != nil {
 				res.Steps = append(res.Steps, UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()})
-				return s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, err.Error()))
+				return s.finishRollback(ctx, s.halt(ctx, res, step.UndoID+": "+step.Tool, err.Error()))
 			}
 			if gate.ApprovalID != "" {
 				step.ApprovalID = gate.ApprovalID
@@ -200,7 +257,7 @@ func (s *session) compensate(ctx workflow.Context, req RollbackRequest, res Roll
 					out := s.awaitCompensation(ctx, step, gate)
 					res.Steps = append(res.Steps, out)
 					if out.Status == UndoFailed {
-						s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
+						s.finishRollback(ctx, s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
 						return
 					}
 					s.compensate(ctx, req, res, rest)
@@ -213,15 +270,26 @@ func (s *session) compensate(ctx workflow.Context, req RollbackRequest, res Roll
 			out = UndoOutcome{UndoStep: step, Status: UndoFailed, Summary: err.Error()}
 		}
 		res.Steps = append(res.Steps, out)
-		if out.Status == UndoFailed {
-			return s.finishRollback(s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
+		// A pending step's effect is still unsettled after the wait:
+		// undoing it blindly could undo nothing or the wrong thing.
+		if out.Status == UndoFailed || out.Status == UndoPending {
+			return s.finishRollback(ctx, s.halt(ctx, res, step.UndoID+": "+step.Tool, out.Summary))
 		}
 	}
 	s.view.Rollbacks = append(s.view.Rollbacks, res)
-	return s.finishRollback(res)
+	return s.finishRollback(ctx, res)
 }
 
-func (s *session) finishRollback(res RollbackResult) RollbackResult {
+// finishRollback opens the session again, unless the rollback halted it:
+// the halt, which refuses calls, replaced the rollback's hold in the
+// ledger.
+func (s *session) finishRollback(ctx workflow.Context, res RollbackResult) RollbackResult {
+	if s.closed && !res.Halted {
+		// Retried until it lands: a session left closed refuses every
+		// write.
+		_ = workflow.ExecuteActivity(ctx, ActivitySessionRollbackEnd, s.in.SessionID).Get(ctx, nil)
+	}
+	s.closed = false
 	s.busy = false
 	return res
 }
@@ -297,6 +365,9 @@ func (s *session) snapshot() SessionView {
 	v.Calls = append([]CallRecord(nil), s.view.Calls...)
 	if v.State == mt.SessionActive && s.awaiting {
 		v.State = mt.SessionAwaitingApproval
+	}
+	if v.State == mt.SessionActive && s.closed {
+		v.State = mt.SessionRollingBack
 	}
 	if v.State == mt.SessionActive {
 		for _, c := range v.Calls {

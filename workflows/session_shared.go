@@ -28,6 +28,11 @@ const (
 	ActivitySessionHalt    = "SessionHalt"
 	ActivitySessionResolve = "SessionResolve"
 	ActivitySessionEnd     = "SessionEnd"
+	// ActivitySessionRollbackBegin closes the session to new effects in
+	// the ledger before a rollback waits for the calls in flight;
+	// ActivitySessionRollbackEnd opens it again.
+	ActivitySessionRollbackBegin = "SessionRollbackBegin"
+	ActivitySessionRollbackEnd   = "SessionRollbackEnd"
 	// ActivityCompensationApproval opens the approval request a
 	// money-class compensation waits on.
 	ActivityCompensationApproval = "CompensationApproval"
@@ -37,11 +42,14 @@ const (
 // entry's ID, in a key space admission reserves for rollback.
 func CompensationOperationKey(undoID string) string { return "undo-" + undoID }
 
+// IsCompensationKey reports whether an operation key is a compensation's.
+func IsCompensationKey(key string) bool { return strings.HasPrefix(key, "undo-") }
+
 // ApprovalWorkflowID names the workflow that waits on an approval request:
 // a compensation's request wakes its session, any other request its
 // invocation.
 func ApprovalWorkflowID(operationKey, sessionID string) string {
-	if strings.HasPrefix(operationKey, "undo-") {
+	if IsCompensationKey(operationKey) {
 		return SessionWorkflowID(sessionID)
 	}
 	return InvocationWorkflowID(operationKey)
@@ -50,21 +58,26 @@ func ApprovalWorkflowID(operationKey, sessionID string) string {
 // SessionWorkflowID derives a session workflow's ID from the session ID.
 func SessionWorkflowID(sessionID string) string { return "session/" + sessionID }
 
-// OnFailureRollback is the agent policy that rolls a session back when one
-// of its calls fails.
-const OnFailureRollback = "rollback"
-
 // SessionInput starts a session workflow.
 type SessionInput struct {
 	SessionID string
 	AgentID   string
-	// OnFailure is the agent's policy when a call fails: OnFailureRollback
-	// or empty.
-	OnFailure string
+	// OnFailure is the agent's policy when a call fails: rollback, or
+	// empty for none, as sessions have always been started.
+	OnFailure maestrotype.OnFailure
 	// MaxLifetime ends a session no call-ended signal ends. Optional:
 	// default 24h.
 	MaxLifetime time.Duration
+	// RollbackWait bounds how long a rollback waits for the session's
+	// calls in flight to settle before it compensates. Optional: default
+	// DefaultRollbackWait.
+	RollbackWait time.Duration
 }
+
+// DefaultRollbackWait is how long a rollback waits for calls in flight
+// when nothing configures it: longer than a back office usually takes to
+// answer, short enough that a caller is not kept waiting for a human.
+const DefaultRollbackWait = 30 * time.Second
 
 // CallRecord is one tool call of a session and its latest outcome.
 type CallRecord struct {
@@ -106,6 +119,9 @@ type UndoStep struct {
 	// ApprovalExpired is set once the request's timeout passed, so a
 	// request still pending is closed as timed out.
 	ApprovalExpired bool `json:"approval_expired,omitempty"`
+	// Unsettled is set when the step's effect was still in flight as the
+	// rollback listed it: the rollback waits for it to settle.
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // UndoStatus values of an UndoOutcome.
@@ -113,6 +129,10 @@ const (
 	UndoCompensated = "compensated"
 	UndoSkipped     = "skipped"
 	UndoFailed      = "failed"
+	// UndoPending is a step that could not run because its effect was
+	// still unsettled after the rollback waited: the entry stays pending
+	// and runs when the rollback is retried.
+	UndoPending = "pending"
 	// UndoAwaitingApproval is a money-class compensation waiting for a
 	// human; the rollback goes on in the session once they decide.
 	UndoAwaitingApproval = "awaiting_approval"
@@ -164,6 +184,10 @@ type ResolveRequest struct {
 	// HaltedInLedger is set when the ledger holds a halt the workflow did
 	// not make itself, such as a rejection under on_reject: halt.
 	HaltedInLedger bool `json:"halted_in_ledger,omitempty"`
+	// Retry runs the rollback again once the halt is cleared, the entries
+	// it could not run included. Without it the operator undid those by
+	// hand, and their entries are closed with the reason.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // HaltInput records a halt in the ledger.

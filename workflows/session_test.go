@@ -31,6 +31,7 @@ func compensateStub(context.Context, UndoStep) (UndoOutcome, error) { return Und
 func haltStub(context.Context, HaltInput) error                     { return nil }
 func resolveStub(context.Context, ResolveRequest, string) error     { return nil }
 func endStub(context.Context, string) error                         { return nil }
+func rollbackMarkStub(context.Context, string) error                { return nil }
 func postCallStub(workflow.Context, PostCallInput) (PostCallResult, error) {
 	return PostCallResult{}, nil
 }
@@ -41,6 +42,7 @@ func (s *sessionSuite) SetupTest() {
 	for name, fn := range map[string]any{
 		ActivityUndoList: undoListStub, ActivityCompensate: compensateStub, ActivitySessionHalt: haltStub,
 		ActivitySessionResolve: resolveStub, ActivitySessionEnd: endStub,
+		ActivitySessionRollbackBegin: rollbackMarkStub, ActivitySessionRollbackEnd: rollbackMarkStub,
 	} {
 		s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}
@@ -204,7 +206,7 @@ func (s *sessionSuite) TestFailurePolicyRollsBack() {
 	}, time.Second)
 	s.endCall(time.Minute)
 
-	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1", OnFailure: OnFailureRollback})
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1", OnFailure: mt.OnFailureRollback})
 
 	s.NoError(s.env.GetWorkflowError())
 	s.Equal([]string{"undo_c"}, s.ran)

@@ -17,6 +17,10 @@ const (
 	// ActivityFinalize leaves an invocation final in the ledger after its
 	// workflow met an error it cannot recover from.
 	ActivityFinalize = "Finalize"
+	// ActivityDeliverParts delivers the parts of a composite effect (a page
+	// by text and email) that had not gone out when the invocation
+	// answered, after the answer.
+	ActivityDeliverParts = "DeliverParts"
 )
 
 // SignalApprovalDecided wakes a gated invocation after an approver decided.
@@ -60,6 +64,10 @@ type InvocationInput struct {
 type InvocationResult struct {
 	State       maestrotype.InvocationState
 	Observation maestrotype.Observation
+	// PendingParts names the parts of a composite effect still to be
+	// delivered after the answer; the invocation stays running until they
+	// are (ADR 14).
+	PendingParts []string `json:",omitempty"`
 }
 
 // ExecuteInput asks the Execute activity to perform (or read) the effect.
@@ -77,6 +85,14 @@ type ExecuteInput struct {
 	// ApprovalExpired is set once the approval timer fired, so a request
 	// still pending is closed by its timeout policy.
 	ApprovalExpired bool
+	// Background is set by workflows that deliver a composite effect's
+	// remaining parts after answering (ActivityDeliverParts): only then
+	// may the activity answer with parts still pending.
+	Background bool `json:",omitempty"`
+	// CatalogVersion is the catalog version the call runs under: the
+	// activities fill it from the invocation's ledger row (or, for a
+	// compensation, from the original effect's); workflows leave it empty.
+	CatalogVersion string `json:",omitempty"`
 }
 
 // FinalizeInput asks the Finalize activity to leave an invocation final:

@@ -23,21 +23,8 @@ json_out=${1:-results/reality.json}
 twilio_spec_pkg=@twilio/cli-core@9.0.0
 twilio_spec_path=package/src/services/twilio-api/twilio_api_v2010.json
 
-work=$(mktemp -d)
-pids=()
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=../lib.sh
+source .ci/lib.sh
 
 log() { echo "reality: $*" >&2; }
 
@@ -77,11 +64,11 @@ npm pack "$twilio_spec_pkg" --pack-destination "$work" --loglevel=error >/dev/nu
 tar -xzf "$work"/twilio-cli-core-*.tgz -C "$work" "$twilio_spec_path"
 node "$here/patch-spec.js" "$work/$twilio_spec_path" "$work/twilio_api_v2010.json"
 
-log "building starter"
-go build -o "$work/starter" ./cmd/starter
+log "building eval"
+go build -o "$work/eval" ./cmd/eval
 
 # The stand-ins print their endpoints as NAME=value lines once serving.
-"$work/starter" eval standins >"$work/standins.env" 2>"$work/standins.log" &
+"$work/eval" standins >"$work/standins.env" 2>"$work/standins.log" &
 pids+=($!)
 wait_for "the stand-ins" "$!" "$work/standins.log" 30 grep -q '^MAESTRO_HTTP_SERVICE_SANDBOX_TOKEN=' "$work/standins.env"
 while IFS='=' read -r name value; do
@@ -108,7 +95,7 @@ log "SES emulator at $SES_ENDPOINT; Twilio stand-in $standin_twilio validated by
 
 mkdir -p "$(dirname "$json_out")"
 status=0
-"$work/starter" eval reality --config eval/reality/demo.yaml --json "$json_out" || status=$?
+"$work/eval" reality --config eval/reality/demo.yaml --json "$json_out" || status=$?
 if [ "$status" -ne 0 ]; then
   log "failed (exit $status); Prism's verdicts on the Twilio traffic:"
   grep -E 'VIOLATION|Request terminated|✖' "$work/prism.log" >&2 || log "(none)"

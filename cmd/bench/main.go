@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/maestro-run/maestro/bench"
+	"github.com/maestro-run/maestro/internal/bench"
 )
 
 func main() {

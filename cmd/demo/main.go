@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/maestro-run/maestro/demo"
+	"github.com/maestro-run/maestro/internal/demo"
 )
 
 func main() {

@@ -7,20 +7,21 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/apitype"
-	"github.com/maestro-run/maestro/connectors"
-	"github.com/maestro-run/maestro/daemon"
 	"github.com/maestro-run/maestro/eval"
+	"github.com/maestro-run/maestro/internal/codec"
+	"github.com/maestro-run/maestro/internal/codec/codectest"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/devtemporal"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
+	"github.com/maestro-run/maestro/internal/server"
+	"github.com/maestro-run/maestro/internal/standin"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/standin"
-	"github.com/maestro-run/maestro/store/storetest"
-	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -66,22 +67,21 @@ func TestCatalogInitStartsProduction(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, eval.FenceCatalog(catalog))
 
-	port, err := devtemporal.FindFreePort()
-	require.NoError(t, err)
-	temporal, err := devtemporal.Start(t.Context(), devtemporal.Config{DataDir: t.TempDir(), Port: port})
+	temporal, err := devtemporal.StartOnFreePort(t.Context(), devtemporal.Config{DataDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = temporal.Stop() })
 	providers, err := standin.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = providers.Close() })
 
-	d, err := daemon.Start(t.Context(), daemon.Config{
+	d, err := server.Start(t.Context(), server.Config{
 		HTTPAddr:        "127.0.0.1:0",
-		DatabaseURL:     storetest.PostgresDSN(t),
-		TemporalAddress: "127.0.0.1:" + strconv.Itoa(port),
+		DatabaseURL:     ledgertest.PostgresDSN(t),
+		TemporalAddress: temporal.HostPort(),
 		CatalogPath:     path,
-		TaskQueue:       "catalog-init-" + strconv.Itoa(port),
-		Providers: daemon.Providers{
+		TaskQueue:       "catalog-init-" + temporal.HostPort(),
+		Codec:           codec.Config{Keys: codectest.Env("catalog-init")},
+		Providers: server.Providers{
 			Twilio: providers.TwilioConfig(), SES: providers.SESConfig(),
 			HTTP: map[string]connectors.HTTPService{"backoffice": {BaseURL: backOffice(t)}},
 		},
@@ -144,21 +144,6 @@ func TestCatalogInitToStdoutPrintsKeysOnStderr(t *testing.T) {
 	require.NotContains(t, out, "maestro_agent_", "stdout is the catalog alone, so it can be redirected to a file")
 	_, err := tools.Load([]byte(out))
 	require.NoError(t, err)
-}
-
-func TestCatalogCheck(t *testing.T) {
-	t.Parallel()
-	out, errOut, code := run(t, "catalog", "check", "../../tools/demo_catalog.yaml")
-	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "0 fence violation(s)")
-
-	demo, err := os.ReadFile("../../tools/demo_catalog.yaml")
-	require.NoError(t, err)
-	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(demo), "version: 1", "version: 2", 1)), 0o600))
-	_, errOut, code = run(t, "catalog", "check", bad)
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "catalog: version: must be 1, got 2")
 }
 
 // TestCatalogGuideExampleLoads keeps the worked example in docs/catalog.md

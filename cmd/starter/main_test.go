@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/apitype"
-	"github.com/maestro-run/maestro/daemon"
+	"github.com/maestro-run/maestro/internal/devtemporal"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/server"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
-	"github.com/maestro-run/maestro/temporalx/devtemporal"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -42,11 +42,11 @@ func run(t *testing.T, args ...string) (string, string, int) {
 
 // startDev runs maestro in dev mode for one test: embedded Temporal on
 // free ports, a SQLite ledger and stand-ins, stopped at cleanup.
-func startDev(t *testing.T) *daemon.Daemon {
+func startDev(t *testing.T) *server.Server {
 	t.Helper()
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
-	d, err := daemon.Start(t.Context(), daemon.Config{
+	d, err := server.Start(t.Context(), server.Config{
 		Dev: true, HTTPAddr: "127.0.0.1:0", DataDir: t.TempDir(), TemporalPort: port,
 		Logger: slog.New(slog.DiscardHandler),
 	})
@@ -127,7 +127,7 @@ func TestCLIAgainstDevMode(t *testing.T) {
 	t.Run("ApprovalShowsFactsWithProvenance", func(t *testing.T) {
 		// The agent runtime stated the caller's number at the session's
 		// first call; the demo catalog does not let the SMS rule rest on it.
-		_, err := d.Store().SessionUpsert(t.Context(), store.Session{ID: "cli-4", AgentID: "voice-agent",
+		_, err := d.Store().SessionUpsert(t.Context(), ledger.Session{ID: "cli-4", AgentID: "voice-agent",
 			Facts: map[string]string{"caller_number": "+14155550100"}, Provenance: map[string]mt.Provenance{"caller_number": mt.ProvenanceAgentDeclared}})
 		require.NoError(t, err)
 		out, _, code := run(t, append(global, "invocations", "invoke", "send_sms", "--session", "cli-4", "--operation-key", "cli-4:sms",
@@ -178,13 +178,13 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.Contains(t, out, "0 divergence(s)")
 
 		key := "cli-1:rogue-refund"
-		_, err := d.Store().EffectClaim(t.Context(), store.EffectClaimParams{OperationKey: key, Tool: "issue_refund", PayloadHash: "h", Owner: "rogue", LeaseTTL: time.Minute})
+		_, err := d.Store().EffectClaim(t.Context(), ledger.EffectClaimParams{OperationKey: key, Tool: "issue_refund", PayloadHash: "h", Owner: "rogue", LeaseTTL: time.Minute})
 		require.NoError(t, err)
-		require.NoError(t, d.Store().EffectSettle(t.Context(), store.EffectSettleParams{OperationKey: key, Owner: "rogue", Status: mt.EffectSucceeded}))
+		require.NoError(t, d.Store().EffectSettle(t.Context(), ledger.EffectSettleParams{OperationKey: key, Owner: "rogue", Status: mt.EffectSucceeded}))
 
 		out, _, code = run(t, append(ops, "audit", "--json")...)
 		require.Equal(t, 3, code)
-		require.Contains(t, out, store.AuditNoApproval)
+		require.Contains(t, out, ledger.AuditNoApproval)
 		require.Contains(t, out, key)
 	})
 }
@@ -198,7 +198,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"approvals", "approve", "--help"}, {"approvals", "reject", "--help"}, {"approvals", "modify", "--help"},
 		{"audit", "--help"}, {"sessions", "--help"}, {"sessions", "show", "--help"}, {"sessions", "rollback", "--help"},
 		{"sessions", "resolve", "--help"}, {"sessions", "end", "--help"},
-		{"catalog", "--help"}, {"catalog", "init", "--help"}, {"catalog", "check", "--help"},
+		{"catalog", "--help"}, {"catalog", "init", "--help"},
 	} {
 		out, _, code := run(t, args...)
 		require.Equal(t, 0, code, args)

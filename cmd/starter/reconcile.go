@@ -17,11 +17,19 @@ func newReconcileCmd(g *globals) *cobra.Command {
 			"Twilio messages are searched for automatically; what cannot be searched (SES email)\n" +
 			"and every money effect waits here for a human's recorded decision.\n" +
 			"The list also shows texts the agent reported sent that Twilio then reported\n" +
-			"undelivered: the person was told a text went out that never arrived.",
+			"undelivered: the person was told a text went out that never arrived.\n" +
+			"Post-call work no channel delivered by its deadline comes first (keys ending in\n" +
+			"/held): a caller was promised it. Deliver it yourself and resolve it delivered,\n" +
+			"or retry it once the cause is fixed.",
 	}
+	cmd.AddCommand(newReconcileListCmd(g), newReconcileShowCmd(g), newReconcileCheckCmd(g), newReconcileResolveCmd(g), newReconcileRetryCmd(g))
+	return cmd
+}
+
+func newReconcileListCmd(g *globals) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the effects held for reconciliation (money first), then undelivered texts, oldest first",
+		Short: "List held post-call work, then effects held for reconciliation (money first), then undelivered texts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := g.client().Reconciliations(cmd.Context())
@@ -38,11 +46,22 @@ func newReconcileCmd(g *globals) *cobra.Command {
 				if d := r.Delivery; d != nil && d.Failed {
 					status, since = string(d.Status), d.UpdatedAt
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, status, r.Searchable, since.Format("2006-01-02 15:04:05Z"), r.Reason)
+				why := r.Reason
+				if h := r.Held; h != nil {
+					why = fmt.Sprintf("%q (call back %s; %d attempts): %s", h.Words, orNone(h.CallbackNumber), len(h.Attempts), r.Reason)
+					if h.Urgent {
+						status = "held URGENT"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, status, r.Searchable, since.Format("2006-01-02 15:04:05Z"), why)
 			}
 			return tw.Flush()
 		},
 	}
+	return list
+}
+
+func newReconcileShowCmd(g *globals) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show KEY",
 		Short: "Show a held effect: the call it made, why it is held, and its reconciliation log",
@@ -52,6 +71,10 @@ func newReconcileCmd(g *globals) *cobra.Command {
 			return printReconciliation(cmd, g, r, err)
 		},
 	}
+	return show
+}
+
+func newReconcileCheckCmd(g *globals) *cobra.Command {
 	check := &cobra.Command{
 		Use:   "check KEY",
 		Short: "Search the provider's records again; settles the effect only if they prove its outcome",
@@ -61,6 +84,10 @@ func newReconcileCmd(g *globals) *cobra.Command {
 			return printReconciliation(cmd, g, r, err)
 		},
 	}
+	return check
+}
+
+func newReconcileResolveCmd(g *globals) *cobra.Command {
 	var outcome, reason string
 	resolve := &cobra.Command{
 		Use:   "resolve KEY --outcome delivered|not-delivered --reason TEXT",
@@ -87,8 +114,23 @@ func newReconcileCmd(g *globals) *cobra.Command {
 	resolve.Flags().StringVar(&reason, "reason", "", "what you checked, and where; recorded in the log")
 	_ = resolve.MarkFlagRequired("outcome")
 	_ = resolve.MarkFlagRequired("reason")
-	cmd.AddCommand(list, show, check, resolve)
-	return cmd
+	return resolve
+}
+
+func newReconcileRetryCmd(g *globals) *cobra.Command {
+	retry := &cobra.Command{
+		Use:   "retry KEY",
+		Short: "Deliver held post-call work (a key ending in /held) again along its whole chain",
+		Long: "Tries the item's channels again with their deadlines, under new operation keys\n" +
+			"that continue its attempts, so nothing already sent is sent again. Fix the cause\n" +
+			"first (a provider's credentials, an address it refused).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			r, err := g.client().RetryReconciliation(cmd.Context(), pos[0])
+			return printReconciliation(cmd, g, r, err)
+		},
+	}
+	return retry
 }
 
 func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliation, err error) error {
@@ -122,8 +164,23 @@ func printReconciliation(cmd *cobra.Command, g *globals, r apitype.Reconciliatio
 	if r.Delivery != nil {
 		row(tw, "delivery", describeDelivery(r.Delivery))
 	}
+	if h := r.Held; h != nil {
+		row(tw, "session", h.SessionID)
+		row(tw, "caller said", h.Words)
+		row(tw, "call back", orNone(h.CallbackNumber))
+		row(tw, "urgent", h.Urgent)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if h := r.Held; h != nil {
+		tw = newTable(w)
+		for _, a := range h.Attempts {
+			row(tw, "  "+a.At.Format("15:04:05.000"), a.Tool, a.Outcome, a.OperationKey, a.Summary)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	tw = newTable(w)
 	for _, e := range r.Events {
@@ -142,4 +199,11 @@ func describeDelivery(d *apitype.Delivery) string {
 		out += fmt.Sprintf(" (error %s)", d.ErrorCode)
 	}
 	return out + " at " + d.UpdatedAt.Format("2006-01-02 15:04:05Z")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none given"
+	}
+	return s
 }

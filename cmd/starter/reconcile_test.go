@@ -10,8 +10,8 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -99,7 +99,7 @@ func TestCLIListsUndeliveredTexts(t *testing.T) {
 
 // holdEmail leaves an email held for reconciliation, as a lost SES answer
 // would, without waiting out a provider timeout.
-func holdEmail(t *testing.T, s store.Store, key string) {
+func holdEmail(t *testing.T, s ledger.Store, key string) {
 	t.Helper()
 	hold(t, s, key, "email_property_manager", mt.RouteWrite, `{"summary":"No heat","tenant_id":"t_100"}`,
 		`{"kind":"ses_email","settings":{"to":"pm@demo-properties.example","subject":"s","body":"No heat"}}`)
@@ -107,23 +107,23 @@ func holdEmail(t *testing.T, s store.Store, key string) {
 
 // hold leaves an effect of tool held for reconciliation, as a lost answer
 // would.
-func hold(t *testing.T, s store.Store, key, tool string, route mt.Route, args, before string) {
+func hold(t *testing.T, s ledger.Store, key, tool string, route mt.Route, args, before string) {
 	t.Helper()
 	ctx := t.Context()
-	inv, _, err := s.InvocationInsert(ctx, store.Invocation{
+	inv, _, err := s.InvocationInsert(ctx, ledger.Invocation{
 		OperationKey: key, SessionID: "cli-3", AgentID: "voice-agent", Tool: tool,
 		Args: json.RawMessage(args), ArgsHash: "h", Route: route, State: mt.InvocationRunning,
 	})
 	require.NoError(t, err)
-	_, err = s.EffectClaim(ctx, store.EffectClaimParams{
+	_, err = s.EffectClaim(ctx, ledger.EffectClaimParams{
 		OperationKey: key, InvocationID: inv.ID, Tool: tool, PayloadHash: "h",
 		Owner: "worker-1", LeaseTTL: time.Minute, BeforeState: json.RawMessage(before),
 	})
 	require.NoError(t, err)
-	_, err = s.EffectReconcile(ctx, store.EffectReconcileParams{
+	_, err = s.EffectReconcile(ctx, ledger.EffectReconcileParams{
 		OperationKey: key, Owner: "worker-1", Status: mt.EffectNeedsReconciliation, Error: "the provider did not answer",
 		Result: &mt.Observation{Status: mt.StatusPending, Summary: "held"},
-		Event:  store.ReconciliationEvent{Kind: store.ReconciliationEscalated, Actor: "reconciler:worker-1", Reason: "the provider did not answer"},
+		Event:  ledger.ReconciliationEvent{Kind: ledger.ReconciliationEscalated, Actor: "reconciler:worker-1", Reason: "the provider did not answer"},
 	})
 	require.NoError(t, err)
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +18,11 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Aliases: []string{"session"},
 		Short:   "Inspect sessions, roll them back, end calls, resolve halts",
 	}
+	cmd.AddCommand(newSessionShowCmd(g), newSessionRollbackCmd(g), newSessionResolveCmd(g), newSessionEndCmd(g), newSessionSetFactCmd(g))
+	return cmd
+}
+
+func newSessionShowCmd(g *globals) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a session: calls, undo stack (LIFO), deferred work, post-call deliveries",
@@ -36,6 +38,10 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			return printSession(cmd.OutOrStdout(), s)
 		},
 	}
+	return show
+}
+
+func newSessionRollbackCmd(g *globals) *cobra.Command {
 	var reason string
 	rollback := &cobra.Command{
 		Use:   "rollback ID",
@@ -70,14 +76,31 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		},
 	}
 	rollback.Flags().StringVar(&reason, "reason", "", "why, recorded with the rollback")
+	return rollback
+}
 
-	var resolveReason string
+func newSessionResolveCmd(g *globals) *cobra.Command {
+	var (
+		resolveReason string
+		retry         bool
+	)
 	resolve := &cobra.Command{
 		Use:   "resolve ID",
-		Short: "Return a halted session to active, recording why (operator key)",
-		Args:  cobra.ExactArgs(1),
+		Short: "Return a halted session to active, recording why and how (operator key)",
+		Long: `Return a halted session to active, recording why and how (operator key).
+
+Without --retry you compensated by hand: the undo entries the rollback could
+not run (failed, or pending because their effect was unsettled) are closed as
+compensated, with your reason. With --retry the rollback runs again, those
+entries included, once the effects they undo have settled; the command answers
+when it has run, and the session may halt again.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
-			s, err := g.client().Resolve(cmd.Context(), pos[0], resolveReason)
+			resolveWith := g.client().Resolve
+			if retry {
+				resolveWith = g.client().ResolveRetry
+			}
+			s, err := resolveWith(cmd.Context(), pos[0], resolveReason)
 			if err != nil {
 				return refusalOr(cmd, g, err)
 			}
@@ -89,7 +112,11 @@ func newSessionsCmd(g *globals) *cobra.Command {
 	}
 	resolve.Flags().StringVar(&resolveReason, "reason", "", "what the human did (required)")
 	_ = resolve.MarkFlagRequired("reason")
+	resolve.Flags().BoolVar(&retry, "retry", false, "run the rollback again instead of closing its entries as compensated by hand")
+	return resolve
+}
 
+func newSessionEndCmd(g *globals) *cobra.Command {
 	var transcriptFile, transcriptRef string
 	end := &cobra.Command{
 		Use:   "end ID",
@@ -121,6 +148,10 @@ func newSessionsCmd(g *globals) *cobra.Command {
 	}
 	end.Flags().StringVar(&transcriptFile, "transcript", "", `transcript JSON file ({"turns":[{"speaker","text","at"}]}), or - for stdin`)
 	end.Flags().StringVar(&transcriptRef, "transcript-ref", "", "URL the post-call workflow fetches the transcript from")
+	return end
+}
+
+func newSessionSetFactCmd(g *globals) *cobra.Command {
 	setFact := &cobra.Command{
 		Use:   "set-fact ID NAME VALUE",
 		Short: "Vouch for a session fact as an operator (e.g. a caller's number checked on the phone)",
@@ -138,8 +169,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			return printSession(cmd.OutOrStdout(), s)
 		},
 	}
-	cmd.AddCommand(show, rollback, resolve, end, setFact)
-	return cmd
+	return setFact
 }
 
 // readTranscript reads a transcript from a file, or stdin for "-".
@@ -160,72 +190,4 @@ func readTranscript(path string) (*mt.Transcript, error) {
 		return nil, fmt.Errorf("error reading transcript %s: %w", path, err)
 	}
 	return &t, nil
-}
-
-func printSession(w io.Writer, s apitype.Session) error {
-	tw := newTable(w)
-	row(tw, "session", s.SessionID)
-	row(tw, "agent", s.AgentID)
-	row(tw, "state", s.State)
-	if s.HaltStep != "" {
-		row(tw, "halted at", s.HaltStep+": "+s.HaltReason)
-	}
-	if s.ResolvedBy != "" {
-		row(tw, "resolved by", s.ResolvedBy+": "+s.ResolveReason)
-	}
-	names := slices.Sorted(maps.Keys(s.Facts))
-	for i, name := range names {
-		label := ""
-		if i == 0 {
-			label = "facts"
-		}
-		row(tw, label, fmt.Sprintf("%s = %s  (%s)", name, s.Facts[name], s.FactProvenance[name]))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// Each section is its own table, so a long cell in one does not
-	// widen the others.
-	section := func(title string, rows func(tw io.Writer)) error {
-		fmt.Fprintln(w, title)
-		tw := newTable(w)
-		rows(tw)
-		return tw.Flush()
-	}
-	return errors.Join(
-		section("calls:", func(tw io.Writer) {
-			for _, c := range s.Calls {
-				row(tw, "  "+c.Tool, c.State, c.OperationKey, c.Summary)
-				if c.Delivery != nil {
-					row(tw, "", "delivery", describeDelivery(c.Delivery))
-				}
-				if c.FollowUp != "" {
-					row(tw, "", "FOLLOW UP", c.FollowUp)
-				}
-			}
-		}),
-		section("undo stack (runs top first):", func(tw io.Writer) {
-			for _, u := range s.UndoStack {
-				row(tw, fmt.Sprintf("  #%d", u.Seq), u.Tool, u.Status, "for "+u.OperationKey, u.Detail)
-			}
-		}),
-		section("deferred:", func(tw io.Writer) {
-			for _, d := range s.Deferred {
-				rid := ""
-				if d.Receipt != nil {
-					rid = d.Receipt.ID
-				}
-				row(tw, "  "+d.Tool, d.Status, rid, d.Reason)
-			}
-		}),
-		section("post-call:", func(tw io.Writer) {
-			for _, p := range s.PostCall {
-				rid := ""
-				if p.Receipt != nil {
-					rid = p.Receipt.ID
-				}
-				row(tw, "  "+p.Key, p.Tool, p.Status, rid, p.Reason)
-			}
-		}),
-	)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -8,13 +9,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/maestro-run/maestro/store/storetest"
+	"github.com/maestro-run/maestro/internal/codec/codectest"
+	"github.com/maestro-run/maestro/internal/devtemporal"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
+	"github.com/maestro-run/maestro/internal/syncbuf"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -72,7 +79,10 @@ func writeCatalog(t *testing.T, text string) string {
 // non-zero, and never panics.
 func TestBadStartsExplainThemselves(t *testing.T) {
 	t.Parallel()
-	demo := string(tools.DemoCatalogYAML)
+	// Outside dev mode maestro refuses the demo catalog's published keys.
+	rekeyed, err := tools.ReplacingDemoKeys(tools.DemoCatalogYAML, "test-agent-key", "test-ops-key")
+	require.NoError(t, err)
+	demo := string(rekeyed)
 	const deferredWording = "I'll make sure the team gets your message."
 	require.Contains(t, demo, deferredWording)
 
@@ -121,14 +131,92 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			"MAESTRO_CATALOG is required outside dev mode (or pass --dev)",
 		},
 	}, {
+		name:    "unknown role",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_ROLE=both"}
+		},
+		want: []string{
+			"error checking the configuration",
+			`--role (MAESTRO_ROLE) must be all, api or worker, got "both"`,
+		},
+	}, {
+		name:    "client certificate without its key",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"TEMPORAL_TLS_CERT_PATH=" + filepath.Join(t.TempDir(), "client.pem")}
+		},
+		want: []string{
+			"error checking the configuration",
+			"TEMPORAL_TLS_CERT_PATH is set but TEMPORAL_TLS_KEY_PATH is not: mutual TLS needs both",
+		},
+	}, {
+		name:    "codec keys missing",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_CODEC_KEYS=", "MAESTRO_CODEC_KEY_DIR="}
+		},
+		want: []string{
+			"error checking the configuration",
+			"MAESTRO_CODEC_KEYS or MAESTRO_CODEC_KEY_DIR is required outside dev mode",
+		},
+	}, {
+		name:    "codec key too short",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_CODEC_KEYS=k1=c2hvcnQ="}
+		},
+		want: []string{
+			"error loading the codec keys",
+			`codec key "k1" is 5 bytes: AES-256 needs exactly 32`,
+			"to fix: give each key as MAESTRO_CODEC_KEYS=",
+		},
+	}, {
+		name:    "codec active key unknown",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_CODEC_ACTIVE_KEY=k9"}
+		},
+		want: []string{
+			"error loading the codec keys",
+			`the active codec key "k9" is not among the loaded keys ["test"]`,
+		},
+	}, {
+		name:    "codec UI origin has a path",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_CODEC_CORS_ORIGIN=https://temporal.example.com/ui"}
+		},
+		want: []string{
+			"error checking the configuration",
+			"MAESTRO_CODEC_CORS_ORIGIN must be an origin such as https://temporal.example.com",
+		},
+	}, {
 		name:    "provider settings missing",
 		catalog: demo,
 		env: func(t *testing.T) []string {
 			return []string{"TWILIO_ACCOUNT_SID="}
 		},
 		want: []string{
-			"error configuring the connectors: twilio: account SID and auth token are required",
-			"to fix: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM",
+			"error configuring the connectors: TWILIO_ACCOUNT_SID is not set, and the catalog's tools escalate_to_human, request_callback, send_sms need it",
+			"to fix: set the variables named above",
+		},
+	}, {
+		name:    "demo keys outside dev mode",
+		catalog: string(tools.DemoCatalogYAML),
+		want: []string{
+			"error checking the catalog",
+			`the demo keys published with maestro (demo-agent-key, demo-ops-key) authenticate agent "voice-agent" and operator "demo-manager"; they are accepted only in dev mode`,
+			"to fix: give each its own key: `starter keys new` prints a fresh key and its sha256",
+		},
+	}, {
+		name:    "only one of the SES static keys",
+		catalog: demo,
+		env: func(t *testing.T) []string {
+			return []string{"AWS_SECRET_ACCESS_KEY="}
+		},
+		want: []string{
+			"error configuring the connectors: ses: set both the access key ID and the secret access key, or neither to use the AWS default credential chain",
 		},
 	}, {
 		// Every call of the sandbox's tools would fail, and the agent
@@ -139,8 +227,8 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			return []string{"MAESTRO_HTTP_SERVICE_SANDBOX_URL="}
 		},
 		want: []string{
-			`error configuring the connectors: the catalog names HTTP service "sandbox" (tools cancel_refund, cancel_work_order, create_work_order, delete_tenant_account, issue_refund, lookup_tenant), which has no configured URL: set MAESTRO_HTTP_SERVICE_SANDBOX_URL`,
-			"to fix: set TWILIO_ACCOUNT_SID",
+			"error configuring the connectors: MAESTRO_HTTP_SERVICE_SANDBOX_URL is not set, and the catalog's tools cancel_refund, cancel_work_order, create_work_order, delete_tenant_account, issue_refund, lookup_tenant need it",
+			"to fix: set the variables named above",
 		},
 	}, {
 		name:    "PostgreSQL unreachable",
@@ -156,7 +244,7 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 		name:    "Temporal unreachable",
 		catalog: demo,
 		env: func(t *testing.T) []string {
-			dsn, role := storetest.PostgresServiceDSN(t)
+			dsn, role := ledgertest.PostgresServiceDSN(t)
 			return []string{"DATABASE_URL=" + dsn, "MAESTRO_DATABASE_SERVICE_ROLE=" + role}
 		},
 		want: []string{
@@ -185,6 +273,7 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 				"AWS_ACCESS_KEY_ID=test-key",
 				"AWS_SECRET_ACCESS_KEY=test-secret",
 				"MAESTRO_HTTP_SERVICE_SANDBOX_URL=http://" + closedPort(t),
+				"MAESTRO_CODEC_KEYS=" + codectest.Env("test"),
 			}
 			if tc.env != nil {
 				env = append(env, tc.env(t)...) // later entries win
@@ -206,4 +295,69 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			require.NotContains(t, stdout.String(), "maestro is serving")
 		})
 	}
+}
+
+// TestSIGTERMDrainsAndExits starts dev mode and sends it SIGTERM: it
+// drains, says so, and exits 0.
+func TestSIGTERMDrainsAndExits(t *testing.T) {
+	t.Parallel()
+	cmd, stderr := startDev(t, "--drain-timeout", "20s")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), stderr.String())
+	require.Contains(t, stderr.String(), "draining: finishing the work in flight, taking no more")
+	require.Contains(t, stderr.String(), "stopping the worker: activities in flight may finish")
+	require.Contains(t, stderr.String(), "msg=stopped")
+}
+
+// TestSIGHUPReloadsTheCatalogFile starts dev mode on a catalog file, then
+// rewrites it and sends SIGHUP: a broken file is refused and logged with
+// its violations, and a good one is swapped in.
+func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
+	t.Parallel()
+	path := writeCatalog(t, string(tools.DemoCatalogYAML))
+	cmd, stderr := startDev(t, "--catalog", path)
+
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(tools.DemoCatalogYAML), "effect: read", "effect: sometimes", 1)), 0o600))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "catalog reload refused") }, time.Minute, 20*time.Millisecond, stderr.String())
+	require.Contains(t, stderr.String(), `lookup_tenant\": effect`, "the violation is named")
+
+	good := string(tools.DemoCatalogYAML) + "\n# reloaded\n"
+	require.NoError(t, os.WriteFile(path, []byte(good), 0o600))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	want := "msg=\"catalog reloaded\" version=" + tools.Hash([]byte(good))
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), want) }, time.Minute, 20*time.Millisecond, stderr.String())
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), stderr.String())
+}
+
+// startDev starts the binary in dev mode on free ports with args added,
+// and returns once it says it is serving, with its stderr.
+func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
+	t.Helper()
+	port, err := devtemporal.FindFreePort()
+	require.NoError(t, err)
+	args = append([]string{"--dev", "--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--temporal-port", strconv.Itoa(port)}, args...)
+	cmd := exec.CommandContext(t.Context(), maestroBinary(t), args...)
+	stderr := &syncbuf.Buffer{}
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	serving := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "maestro is serving") {
+				close(serving)
+			}
+		}
+	}()
+	select {
+	case <-serving:
+	case <-t.Context().Done():
+		t.Fatalf("maestro did not start:\n%s", stderr.String())
+	}
+	return cmd, stderr
 }

@@ -10,7 +10,12 @@
 // behind at the provider. A success must carry its source, a receipt
 // (for a real-sync tool) with every field the catalog declares, a payload
 // within the cap, and wording that repeats what the receipt says; the
-// providers must hold the effect. Each run's latency is reported beside
+// providers must hold the effect. A composite tool (the page by text and
+// email) is graded twice: with every provider faulted, when nothing goes
+// out and the call must answer as a single effect would, and with one
+// part faulted alone, when the other goes out and the agent must hear
+// exactly that: a partly_delivered warning naming each delivered part by
+// its receipt, the receivers holding it (ADR 14). Each run's latency is reported beside
 // the pass rate, as p50/p95 per tool and path.
 //
 // Each path runs three times on fresh stand-ins; a path passes only if all

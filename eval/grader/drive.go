@@ -17,12 +17,17 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/maestro-run/maestro/activities"
-	"github.com/maestro-run/maestro/admission"
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/standin"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/standin"
 	"github.com/maestro-run/maestro/workflows"
 )
+
+// graderDeadlockTimeout bounds how long one workflow task may run before
+// the test environment calls it a deadlock.
+const graderDeadlockTimeout = 30 * time.Second
 
 // launcher is the Temporal client admission talks to. Admission records the
 // invocation and asks Temporal to start its workflow; the launcher keeps
@@ -121,7 +126,7 @@ func (g *grader) call(ctx context.Context, conns connectors.Set, target Target, 
 		AgentID: agent, SessionID: id, Tool: target.Tool, Args: []byte(args),
 		OperationKey: id + ":call", SessionContext: sessionFacts,
 	})
-	var refusal *admission.Refusal
+	var refusal *apitype.Refusal
 	switch {
 	case errors.As(err, &refusal):
 		return refusal.Observation, nil
@@ -137,7 +142,13 @@ func (g *grader) call(ctx context.Context, conns connectors.Set, target Target, 
 	suite.SetLogger(sdklog.NewStructuredLogger(g.cfg.Logger))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&retryInfo{}}})
+	env.SetWorkerOptions(worker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{&retryInfo{}},
+		// The grader judges outcomes, not speed: on a machine busy with
+		// every other package's tests a workflow task may hold the CPU
+		// past the default second without being stuck.
+		DeadlockDetectionTimeout: graderDeadlockTimeout,
+	})
 	acts.Register(env)
 	env.RegisterWorkflowWithOptions(workflows.InvocationWorkflow, workflow.RegisterOptions{Name: workflows.InvocationWorkflowName})
 	env.ExecuteWorkflow(workflows.InvocationWorkflowName, in)

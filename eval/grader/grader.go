@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/maestro-run/maestro/service"
-	"github.com/maestro-run/maestro/store"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -16,7 +16,7 @@ import (
 type Config struct {
 	// Store is a migrated ledger the runs record into; each run uses its
 	// own session and operation key. Required.
-	Store store.Store
+	Store ledger.Store
 	// Runs is how many times each path runs; all must pass. Optional:
 	// default 3.
 	Runs int
@@ -63,7 +63,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
 	}
-	if err := cfg.Store.ToolRegistrySync(ctx, service.RegistryRows(cat)); err != nil {
+	if err := cfg.Store.ToolRegistrySync(ctx, server.RegistryRows(cat)); err != nil {
 		return nil, fmt.Errorf("error mirroring the catalog into the ledger: %w", err)
 	}
 	for _, t := range Targets {
@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // path runs one path cfg.Runs times, each on fresh stand-ins.
 func (g *grader) path(ctx context.Context, target Target, path Path) PathResult {
 	tool, _ := g.catalog.Tool(target.Tool) // checked by Run
-	res := PathResult{Connector: target.Connector, Tool: target.Tool, Path: path, Expected: path.expected(tool.Connector.PerformsEffect())}
+	res := PathResult{Connector: target.Connector, Tool: target.Tool, Path: path, Expected: path.expectedFor(target, tool.Connector.PerformsEffect())}
 	for n := 1; n <= g.cfg.Runs; n++ {
 		graded, err := g.once(ctx, target, path, n, res.Expected)
 		run := RunResult{Status: graded.Observation.Status, Code: graded.Observation.Code, LatencyMS: millis(graded.Latency)}

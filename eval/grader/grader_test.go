@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/eval/grader"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/store/storetest"
 )
 
 // Every error path of every connector, three times each, through the real
 // admission, workflow, activity, ledger and connectors: all must pass.
 func TestRecoveryPathsPassCubed(t *testing.T) {
 	t.Parallel()
-	rep, err := grader.Run(t.Context(), grader.Config{Store: storetest.Postgres(t)})
+	rep, err := grader.Run(t.Context(), grader.Config{Store: ledgertest.Postgres(t)})
 	require.NoError(t, err)
 
 	var table bytes.Buffer

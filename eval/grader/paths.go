@@ -5,10 +5,10 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/standin"
+	"github.com/maestro-run/maestro/internal/standin/fault"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/standin"
-	"github.com/maestro-run/maestro/standin/fault"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -37,6 +37,16 @@ var Paths = []Path{Success, Unreachable, Timeout, Rejected, Unavailable, AuthFai
 type Outcome struct {
 	Status mt.Status
 	Code   mt.Code
+}
+
+// expected is what the agent must be told on path p for target t. With
+// one part of a composite faulted, the others went out on every path that
+// reaches a provider, and the agent hears which (ADR 14).
+func (p Path) expectedFor(t Target, performsEffect bool) Outcome {
+	if t.OnePart && p != Success && p != InvalidArgs {
+		return Outcome{mt.StatusWarning, mt.CodePartlyDelivered}
+	}
+	return p.expected(performsEffect)
 }
 
 // expected is what the agent must be told on path p. A timeout or a 5xx
@@ -79,7 +89,14 @@ type arrangement struct {
 }
 
 func (p Path) arrange(a *arrangement) error {
-	faults := a.target.Provider.faults(a.set)
+	add := func(r fault.Rule) error {
+		for _, pr := range a.target.Providers {
+			if err := pr.faults(a.set).Add(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch p {
 	case Success:
 		// Nothing to arrange: fresh stand-ins answer as the providers do.
@@ -93,19 +110,26 @@ func (p Path) arrange(a *arrangement) error {
 		// Held before the provider acts and past the connector's timeout,
 		// on every attempt: the answer never comes, and nothing at the
 		// provider says whether the call arrived.
-		return faults.Add(fault.Rule{Action: fault.Hang, Times: persistent})
+		return add(fault.Rule{Action: fault.Hang, Times: persistent})
 	case Rejected:
-		return faults.Add(fault.Rule{Action: fault.Fail, Status: http.StatusBadRequest, Times: persistent})
+		return add(fault.Rule{Action: fault.Fail, Status: http.StatusBadRequest, Times: persistent})
 	case Unavailable:
-		return faults.Add(fault.Rule{Action: fault.Fail, Status: http.StatusServiceUnavailable, Times: persistent})
+		return add(fault.Rule{Action: fault.Fail, Status: http.StatusServiceUnavailable, Times: persistent})
 	case AuthFailure:
 		// Real credentials, wrong secret: the stand-in refuses them as the
 		// provider would, with its own status and error code.
-		a.twilio.AuthToken = "wrong" + a.twilio.AuthToken
-		a.ses.SecretAccessKey = "wrong/" + a.ses.SecretAccessKey
-		for name, svc := range a.services {
-			svc.Token = "sk_test_wrong"
-			a.services[name] = svc
+		for _, pr := range a.target.Providers {
+			switch pr {
+			case Twilio:
+				a.twilio.AuthToken = "wrong" + a.twilio.AuthToken
+			case SES:
+				a.ses.SecretAccessKey = "wrong/" + a.ses.SecretAccessKey
+			default:
+				for name, svc := range a.services {
+					svc.Token = "sk_test_wrong"
+					a.services[name] = svc
+				}
+			}
 		}
 	case InvalidArgs:
 		a.args = a.target.BadArgs
@@ -117,15 +141,17 @@ func (p Path) arrange(a *arrangement) error {
 
 // pointAt sends the target's provider traffic to url.
 func (a *arrangement) pointAt(url string) {
-	switch a.target.Provider {
-	case Twilio:
-		a.twilio.BaseURL = url
-	case SES:
-		a.ses.Endpoint = url
-	default:
-		for name, svc := range a.services {
-			svc.BaseURL = url
-			a.services[name] = svc
+	for _, pr := range a.target.Providers {
+		switch pr {
+		case Twilio:
+			a.twilio.BaseURL = url
+		case SES:
+			a.ses.Endpoint = url
+		default:
+			for name, svc := range a.services {
+				svc.BaseURL = url
+				a.services[name] = svc
+			}
 		}
 	}
 }

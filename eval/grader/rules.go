@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -41,8 +42,15 @@ type Violation struct {
 // Rules are the recovery contract every error path must keep.
 var Rules = []Rule{
 	{"status", func(g Graded) string {
-		// Anything else tells the agent something worked.
-		if s := g.Observation.Status; s != mt.StatusError && s != mt.StatusPending {
+		// Anything else tells the agent something worked. A composite
+		// tool whose part went out says so with a warning (ADR 14), and
+		// only with partly_delivered, a receipt for each part that went
+		// out, and the receivers holding it.
+		s := g.Observation.Status
+		if s == mt.StatusWarning && g.Observation.Code == mt.CodePartlyDelivered {
+			return partlyDelivered(g)
+		}
+		if s != mt.StatusError && s != mt.StatusPending {
 			return fmt.Sprintf("status %q; a failed call must be error or pending", s)
 		}
 		return ""
@@ -74,6 +82,16 @@ var Rules = []Rule{
 	}},
 	{"no-claim", func(g Graded) string {
 		// What the agent says and reads must not tell the person it worked.
+		// A partly_delivered warning tells what went out, and names each
+		// part that did by its receipt.
+		if delivered, ok := deliveredParts(g); ok {
+			for name, id := range delivered {
+				if !strings.Contains(g.Observation.Wording, id) {
+					return fmt.Sprintf("wording %q does not name part %s by its receipt %s", g.Observation.Wording, name, id)
+				}
+			}
+			return ""
+		}
 		for _, f := range []struct{ name, text string }{
 			{"wording", g.Observation.Wording}, {"summary", g.Observation.Summary},
 		} {
@@ -115,4 +133,42 @@ func Grade(g Graded) []Violation {
 		}
 	}
 	return out
+}
+
+// deliveredParts are the receipt IDs, by part, of a partly_delivered
+// warning's delivered parts; ok is false for any other observation.
+func deliveredParts(g Graded) (map[string]string, bool) {
+	if g.Observation.Status != mt.StatusWarning || g.Observation.Code != mt.CodePartlyDelivered {
+		return nil, false
+	}
+	var payload struct {
+		Parts map[string]map[string]string `json:"parts"`
+	}
+	_ = json.Unmarshal(g.Observation.Payload, &payload)
+	out := map[string]string{}
+	for name, p := range payload.Parts {
+		if p["state"] == "delivered" {
+			out[name] = p["receipt_id"]
+		}
+	}
+	return out, true
+}
+
+// partlyDelivered checks a partly_delivered warning: it names at least one
+// part delivered, each with its receipt, and the receivers hold at least
+// that many effects.
+func partlyDelivered(g Graded) string {
+	delivered, _ := deliveredParts(g)
+	for name, id := range delivered {
+		if id == "" {
+			return fmt.Sprintf("part %s is delivered without a receipt", name)
+		}
+	}
+	if len(delivered) == 0 {
+		return "status \"warning\" (partly_delivered) names no part delivered with a receipt; a failed call must be error or pending"
+	}
+	if g.Effects < len(delivered) {
+		return fmt.Sprintf("%d part(s) delivered, but the providers hold %d effect(s)", len(delivered), g.Effects)
+	}
+	return ""
 }

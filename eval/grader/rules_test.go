@@ -76,6 +76,46 @@ func TestPendingOutcomeIsNotHeldToNoEffect(t *testing.T) {
 	require.Empty(t, grader.Grade(g))
 }
 
+// A composite tool whose part went out says so with a warning, and the
+// grader holds it to the receipt of what went out.
+func TestPartlyDeliveredWarning(t *testing.T) {
+	t.Parallel()
+	partly := func() grader.Graded {
+		g := good()
+		g.Observation.Status, g.Observation.Code = mt.StatusWarning, mt.CodePartlyDelivered
+		g.Observation.Wording = "I've paged the on-call manager by email (reference 0100-e1); the text page hasn't gone through yet."
+		g.Observation.Payload = []byte(`{"parts":{"email":{"state":"delivered","receipt_id":"0100-e1"},"sms":{"state":"not_delivered"}}}`)
+		g.Expected = grader.Outcome{Status: mt.StatusWarning, Code: mt.CodePartlyDelivered}
+		g.Effects = 1
+		return g
+	}
+	require.Empty(t, grader.Grade(partly()))
+
+	for name, tt := range map[string]struct {
+		spoil func(*grader.Graded)
+		rules []string
+	}{
+		"warning with another code": {func(g *grader.Graded) {
+			g.Observation.Code = mt.CodeProviderUnavailable
+			g.Expected.Code = mt.CodeProviderUnavailable
+		}, []string{"status", "no-claim"}},
+		"nothing delivered": {func(g *grader.Graded) {
+			g.Observation.Payload = []byte(`{"parts":{"sms":{"state":"not_delivered"}}}`)
+		}, []string{"status"}},
+		"delivered without a receipt": {func(g *grader.Graded) {
+			g.Observation.Payload = []byte(`{"parts":{"email":{"state":"delivered"}}}`)
+		}, []string{"status"}},
+		"nothing at the provider": {func(g *grader.Graded) { g.Effects = 0 }, []string{"status"}},
+		"wording without the receipt": {func(g *grader.Graded) {
+			g.Observation.Wording = "I've paged the on-call manager."
+		}, []string{"no-claim"}},
+	} {
+		g := partly()
+		tt.spoil(&g)
+		require.Equal(t, tt.rules, rules(grader.Grade(g)), name)
+	}
+}
+
 func TestPassCubedNeedsEveryRun(t *testing.T) {
 	t.Parallel()
 	fail := grader.RunResult{Violations: []grader.Violation{{Rule: "code", Detail: "x"}}}

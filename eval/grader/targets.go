@@ -1,8 +1,8 @@
 package grader
 
 import (
-	"github.com/maestro-run/maestro/standin"
-	"github.com/maestro-run/maestro/standin/fault"
+	"github.com/maestro-run/maestro/internal/standin"
+	"github.com/maestro-run/maestro/internal/standin/fault"
 )
 
 // Provider is the stand-in a target's call reaches first, where its
@@ -34,9 +34,14 @@ type Target struct {
 	// since a read and a write recover differently.
 	Connector string
 	Tool      string
-	// Provider is where faults go. A page's SMS leg runs first, so its
-	// faults go to Twilio.
-	Provider Provider
+	// Providers are where faults go: every provider the call reaches, so
+	// that nothing goes out and the call answers as a single effect would
+	// (ADR 14).
+	Providers []Provider
+	// OnePart marks a composite tool with one part faulted alone: the
+	// other parts go out, and the agent must hear truthfully that they
+	// did (partly_delivered, with each delivered part's receipt).
+	OnePart bool
 	// Args pass the tool's schema; BadArgs do not.
 	Args, BadArgs string
 }
@@ -52,27 +57,33 @@ var sessionFacts = map[string]string{"caller_number": "+14155550100", "tenant_id
 // Targets covers every connector kind of the demo catalog.
 var Targets = []Target{
 	{
-		Connector: "twilio_sms", Tool: "send_sms", Provider: Twilio,
+		Connector: "twilio_sms", Tool: "send_sms", Providers: []Provider{Twilio},
 		Args:    `{"to":"+14155550100","body":"Your repair visit is confirmed for 9am."}`,
 		BadArgs: `{"to":"555-0100","body":"Your repair visit is confirmed for 9am."}`,
 	},
 	{
-		Connector: "ses_email", Tool: "email_property_manager", Provider: SES,
+		Connector: "ses_email", Tool: "email_property_manager", Providers: []Provider{SES},
 		Args:    `{"tenant_id":"t_100","summary":"The kitchen tap in 4B has been dripping for two days."}`,
 		BadArgs: `{"tenant_id":"t_100"}`,
 	},
 	{
-		Connector: "page", Tool: "escalate_to_human", Provider: Twilio,
+		Connector: "page", Tool: "escalate_to_human", Providers: []Provider{Twilio, SES},
 		Args:    `{"reason":"Water is coming through the kitchen ceiling.","urgency":"emergency","callback_number":"+14155550100"}`,
 		BadArgs: `{"reason":"Water is coming through the kitchen ceiling.","urgency":"whenever","callback_number":"+14155550100"}`,
 	},
 	{
-		Connector: "http (write)", Tool: "create_work_order", Provider: Sandbox,
+		// The text fails and the email goes out.
+		Connector: "page (text only)", Tool: "escalate_to_human", Providers: []Provider{Twilio}, OnePart: true,
+		Args:    `{"reason":"Water is coming through the kitchen ceiling.","urgency":"emergency","callback_number":"+14155550100"}`,
+		BadArgs: `{"reason":"Water is coming through the kitchen ceiling.","urgency":"whenever","callback_number":"+14155550100"}`,
+	},
+	{
+		Connector: "http (write)", Tool: "create_work_order", Providers: []Provider{Sandbox},
 		Args:    `{"tenant_id":"t_100","category":"plumbing","description":"Water through the kitchen ceiling","priority":"urgent"}`,
 		BadArgs: `{"tenant_id":"t_100","category":"roofing","description":"Water through the kitchen ceiling","priority":"urgent"}`,
 	},
 	{
-		Connector: "http (read)", Tool: "lookup_tenant", Provider: Sandbox,
+		Connector: "http (read)", Tool: "lookup_tenant", Providers: []Provider{Sandbox},
 		Args:    `{"tenant_id":"t_100"}`,
 		BadArgs: `{"tenant_id":"100"}`,
 	},

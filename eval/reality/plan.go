@@ -49,10 +49,10 @@ func plan(cfg Config, cat *tools.Catalog) ([]step, error) {
 		case tool.Delivery != mt.DeliveryRealSync:
 			errs = append(errs, fmt.Errorf("fixture %s: the tool is %s, not real-sync; only real-sync tools have an effect to read back", f.Tool, tool.Delivery))
 			continue
-		case f.Skip == "" && tool.Connector.Kind == tools.KindHTTP && f.Read == "":
+		case f.Skip == "" && tool.Connector.Kind == mt.KindHTTP && f.Read == "":
 			errs = append(errs, fmt.Errorf("fixture %s: an HTTP tool needs a read path, the only way to prove its effect", f.Tool))
 			continue
-		case f.Skip == "" && tool.Connector.Kind != tools.KindHTTP && (f.Read != "" || f.Expect != nil):
+		case f.Skip == "" && tool.Connector.Kind != mt.KindHTTP && (f.Read != "" || f.Expect != nil):
 			errs = append(errs, fmt.Errorf("fixture %s: read and expect apply to HTTP tools only; %s effects are read back by their IDs", f.Tool, tool.Connector.Kind))
 			continue
 		}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/receipts"
 	"github.com/maestro-run/maestro/tools"
@@ -56,17 +56,17 @@ func newReader(cfg Config) (*reader, error) {
 func (r *reader) readBack(ctx context.Context, tool *tools.Tool, fx *Fixture, call connectors.Call, receipt *mt.Receipt, args map[string]any) ([]ReadBack, error) {
 	s := call.Settings
 	switch tool.Connector.Kind {
-	case tools.KindTwilioSMS:
-		rb, err := r.sms(receipt.Fields[tools.ReceiptMessageSID], s["to"], s["body"])
+	case mt.KindTwilioSMS:
+		rb, err := r.sms(receipt.Fields[mt.ReceiptMessageSID], s["to"], s["body"])
 		return []ReadBack{rb}, err
-	case tools.KindSESEmail:
-		rb, err := r.email(ctx, receipt.Fields[tools.ReceiptMessageID], s["to"], s["subject"], s["body"])
+	case mt.KindSESEmail:
+		rb, err := r.email(ctx, receipt.Fields[mt.ReceiptMessageID], s["to"], s["subject"], s["body"])
 		return []ReadBack{rb}, err
-	case tools.KindPage:
-		sms, smsErr := r.sms(receipt.Fields[tools.ReceiptMessageSID], s["sms_to"], s["sms_body"])
-		email, emailErr := r.email(ctx, receipt.Fields[tools.ReceiptMessageID], s["email_to"], s["email_subject"], s["email_body"])
+	case mt.KindPage:
+		sms, smsErr := r.sms(receipt.Fields[mt.ReceiptMessageSID], s["sms_to"], s["sms_body"])
+		email, emailErr := r.email(ctx, receipt.Fields[mt.ReceiptMessageID], s["email_to"], s["email_subject"], s["email_body"])
 		return []ReadBack{sms, email}, errors.Join(smsErr, emailErr)
-	case tools.KindHTTP:
+	case mt.KindHTTP:
 		path, err := render(tool.Name+" read", fx.Read, readData{Receipt: receipt, Args: args})
 		if err != nil {
 			return nil, err

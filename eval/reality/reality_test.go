@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/eval/reality"
-	"github.com/maestro-run/maestro/standin"
-	"github.com/maestro-run/maestro/standin/fault"
+	"github.com/maestro-run/maestro/internal/standin"
+	"github.com/maestro-run/maestro/internal/standin/fault"
 )
 
 // realSyncTools are the demo catalog's real-sync tools, each with a

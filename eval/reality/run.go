@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/receipts"
 	"github.com/maestro-run/maestro/tools"
@@ -88,7 +88,7 @@ func (r *runner) fire(ctx context.Context, s step) Result {
 	if err != nil {
 		return fail("error rendering the connector call: %v", err)
 	}
-	call := connectors.Call{Kind: connectors.Kind(rc.Kind), IdempotencyKey: key, Settings: rc.Settings, Body: rc.Body}
+	call := connectors.Call{Kind: rc.Kind, IdempotencyKey: key, Settings: rc.Settings, Body: rc.Body}
 
 	out, err := r.conns.Do(ctx, call)
 	if err != nil {

@@ -1,7 +1,7 @@
 package reality
 
 import (
-	"github.com/maestro-run/maestro/standin"
+	"github.com/maestro-run/maestro/internal/standin"
 )
 
 // Var is one environment variable a config's ${NAME} references read.

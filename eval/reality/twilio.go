@@ -6,7 +6,7 @@ import (
 
 	twapi "github.com/twilio/twilio-go/rest/api/v2010"
 
-	"github.com/maestro-run/maestro/connectors"
+	"github.com/maestro-run/maestro/internal/connectors"
 )
 
 // listLimit bounds how many of a recipient's messages are searched for the

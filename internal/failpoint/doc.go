@@ -33,3 +33,7 @@ const AfterProviderError = "after-provider-error"
 // AfterCompensation is the seam inside a rollback between a provider
 // undoing an effect and the undo entry recording it.
 const AfterCompensation = "after-compensation"
+
+// BetweenParts is the seam inside a composite effect (a page by text and
+// email) between one part settled in the ledger and the next not yet sent.
+const BetweenParts = "between-parts"

@@ -1,0 +1,452 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/approval"
+	"github.com/maestro-run/maestro/internal/ledger"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// Config holds the gate's dependencies.
+type Config struct {
+	Store    ledger.Store
+	Catalog  tools.Source
+	Temporal client.Client
+	// TaskQueue for invocation workflows. Optional: default workflows.TaskQueue.
+	TaskQueue string
+	// RollbackWait bounds how long a session's rollback waits for the
+	// calls in flight to settle before it compensates; it is fixed when
+	// the session's workflow starts. Optional: default
+	// workflows.DefaultRollbackWait (30s).
+	RollbackWait time.Duration
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock. Optional: default time.Now.
+	Now func() time.Time
+}
+
+// WithDefaults returns c with optional fields filled in.
+func (c Config) WithDefaults() Config {
+	if c.TaskQueue == "" {
+		c.TaskQueue = workflows.TaskQueue
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.RollbackWait <= 0 {
+		c.RollbackWait = workflows.DefaultRollbackWait
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("admission: a store is required")
+	case c.Catalog == nil:
+		return errors.New("admission: a catalog is required")
+	case c.Temporal == nil:
+		return errors.New("admission: a Temporal client is required")
+	}
+	return nil
+}
+
+// Gate admits tool calls.
+type Gate struct {
+	cfg Config
+}
+
+// New validates cfg and builds a gate.
+func New(cfg Config) (*Gate, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Gate{cfg: cfg}, nil
+}
+
+// Request is one call as an agent made it.
+type Request struct {
+	AgentID      string
+	SessionID    string
+	Tool         string
+	Args         []byte
+	OperationKey string
+	ToolCallID   string
+	// SessionContext holds facts the agent states about the session. They
+	// are recorded as agent-declared: an approval rule sees them only if
+	// it names that provenance.
+	SessionContext map[string]string
+}
+
+// Admitted is an invocation that passed the gate and whose workflow runs.
+type Admitted struct {
+	Invocation ledger.Invocation
+	// Created is false when the operation key was seen before with the same
+	// tool and arguments: the caller gets the original invocation.
+	Created    bool
+	ApprovalID string
+	// Decided is set for a gated call whose approval was decided at
+	// admission (a rule approved it), so there is no human to wait for.
+	Decided bool
+}
+
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$`)
+
+// Admit runs every check and, if all pass, records the invocation and
+// starts its workflow. A refused call returns a *apitype.Refusal error and
+// runs nothing; every refusal is logged in the ledger.
+func (g *Gate) Admit(ctx context.Context, req Request) (Admitted, error) {
+	adm, err := g.admit(ctx, req)
+	var ref *apitype.Refusal
+	if errors.As(err, &ref) {
+		g.logRefusal(ctx, req, ref)
+	}
+	return adm, err
+}
+
+// call is a request that passed the checks needing no ledger: a known
+// agent, a tool it may use, valid arguments frozen, a usable key.
+type call struct {
+	agent *tools.Agent
+	tool  *tools.Tool
+	// catalog is the snapshot the call was checked against: its version
+	// is recorded with the invocation, which runs under it throughout.
+	catalog   *tools.Catalog
+	canonical []byte
+	hash      string
+	key       string
+	postCall  bool
+}
+
+func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
+	c, err := g.check(req)
+	if err != nil {
+		return Admitted{}, err
+	}
+	sess, err := g.cfg.Store.SessionUpsert(ctx, ledger.Session{ID: req.SessionID, AgentID: c.agent.ID,
+		Facts: req.SessionContext, Provenance: declared(req.SessionContext)})
+	if err != nil {
+		return Admitted{}, fmt.Errorf("error recording session: %w", err)
+	}
+	if err := g.checkSession(ctx, c, sess); err != nil {
+		return Admitted{}, err
+	}
+	inv, created, err := g.record(ctx, req, c)
+	if err != nil {
+		return Admitted{}, err
+	}
+	adm := Admitted{Invocation: inv, Created: created}
+	if inv.State.Terminal() {
+		return adm, nil
+	}
+	return g.launch(ctx, c, sess, adm)
+}
+
+// check runs the checks that need no ledger: who calls, which tool, with
+// what arguments, under which key.
+func (g *Gate) check(req Request) (call, error) {
+	cat := g.cfg.Catalog.Load()
+	agent, ok := cat.Agent(req.AgentID)
+	if !ok {
+		return call{}, refuseUnauthorized()
+	}
+	if req.SessionID == "" {
+		return call{}, refuseBadRequest("session_id is required: every call belongs to a call or agent session")
+	}
+	tool, ok := cat.Tool(req.Tool)
+	if !ok {
+		return call{}, refuseUnknownTool(req.Tool)
+	}
+	if !agent.Allows(tool.Name) {
+		return call{}, refuseNotAllowed(req.Tool, agent.ID)
+	}
+	if err := tool.ValidateArgs(req.Args); err != nil {
+		return call{}, refuseInvalidArgs(tool, err)
+	}
+	canonical, hash, err := approval.Canonicalize(req.Args)
+	if err != nil {
+		return call{}, refuseInvalidArgs(tool, err)
+	}
+	key, err := operationKey(req, tool, hash)
+	if err != nil {
+		return call{}, err
+	}
+	if err := g.checkReservedKey(key, agent.ID); err != nil {
+		return call{}, err
+	}
+	pc := cat.PostCall()
+	return call{agent: agent, tool: tool, catalog: cat, canonical: canonical, hash: hash, key: key,
+		postCall: pc != nil && pc.Agent == agent.ID}, nil
+}
+
+// checkSession refuses a call its session cannot take: another agent's
+// session, a halted or ended one, one waiting for an approver, or one
+// being rolled back.
+func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) error {
+	switch {
+	// The post-call agent has no key and acts only from the post-call
+	// workflow, on behalf of the session's own agent.
+	case sess.AgentID != c.agent.ID && !c.postCall:
+		return RefuseSessionForbidden(sess.ID)
+	case sess.State == mt.SessionHalted:
+		return refuseSessionHalted(sess)
+	case sess.State == mt.SessionEnded && !c.postCall:
+		return refuseSessionEnded(sess)
+	}
+	route := c.tool.Route()
+	if !c.postCall && approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
+		if w, err := approval.AwaitedIn(ctx, g.cfg.Store, sess.ID, c.key, g.cfg.Now()); err != nil {
+			return err
+		} else if w != nil {
+			return refuseSessionAwaitingApproval(sess.ID, *w)
+		}
+	}
+	// After the approval check, which names what the session waits for
+	// when a rollback's compensation waits for a human. The effect claim
+	// refuses these too, under the session row's lock: a call admitted
+	// just before the rollback began is refused there, or was claimed
+	// first and is waited for.
+	if !c.postCall && sess.RollbackStartedAt != nil && route != mt.RouteRead {
+		if err := g.refuseWhileRollingBack(ctx, sess, c.key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record inserts the invocation under its key, or finds the one already
+// there; a key already used for another call is refused.
+func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocation, bool, error) {
+	route := c.tool.Route()
+	state := mt.InvocationRunning
+	if route == mt.RouteGated {
+		state = mt.InvocationAwaitingApproval
+	}
+	inv, created, err := g.cfg.Store.InvocationInsert(ctx, ledger.Invocation{
+		OperationKey: c.key,
+		SessionID:    req.SessionID,
+		AgentID:      c.agent.ID,
+		Tool:         c.tool.Name,
+		Args:         c.canonical,
+		ArgsHash:     c.hash,
+		Route:        route,
+		State:        state,
+		WorkflowID:   workflows.InvocationWorkflowID(c.key),
+		ToolCallID:   req.ToolCallID,
+		// Frozen here, so the audit judges the call by the catalog it was
+		// admitted under whatever later catalogs say.
+		EffectClass:    c.tool.Effect,
+		CatalogVersion: c.catalog.Hash(),
+	})
+	if err != nil {
+		return ledger.Invocation{}, false, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if !created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return ledger.Invocation{}, false, refuseKeyReused(c.key, inv)
+	}
+	return inv, created, nil
+}
+
+// launch opens a gated call's approval request, starts the invocation's
+// workflow and tells the session about the call.
+func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted) (Admitted, error) {
+	inv := adm.Invocation
+	in := workflows.InvocationInput{
+		InvocationID: inv.ID,
+		OperationKey: inv.OperationKey,
+		SessionID:    inv.SessionID,
+		AgentID:      inv.AgentID,
+		Tool:         inv.Tool,
+		Route:        inv.Route,
+		Args:         inv.Args,
+		ArgsHash:     inv.ArgsHash,
+	}
+	if inv.Route == mt.RouteGated {
+		apr, err := g.openApproval(ctx, c.tool, inv, sess)
+		if err != nil {
+			return Admitted{}, err
+		}
+		adm.ApprovalID = apr.ID
+		in.ApprovalID = apr.ID
+		in.PreApproved = apr.Status != ledger.ApprovalPending
+		adm.Decided = in.PreApproved
+		in.ApprovalTimeout = c.tool.Approval.Timeout
+	}
+	// Starting is idempotent: a duplicate request, or a retry after a crash
+	// between the insert and the start, finds the workflow already there.
+	if err := g.start(ctx, in); err != nil {
+		return Admitted{}, err
+	}
+	if sess.State != mt.SessionEnded {
+		if err := g.recordInSession(ctx, c.agent, inv); err != nil {
+			return Admitted{}, err
+		}
+	}
+	return adm, nil
+}
+
+// refuseWhileRollingBack refuses a new call in a session being rolled
+// back. A call re-sent under a key already admitted is answered with its
+// invocation as usual: it was admitted before the rollback began.
+func (g *Gate) refuseWhileRollingBack(ctx context.Context, sess ledger.Session, key string) error {
+	_, err := g.cfg.Store.InvocationGetByKey(ctx, key)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, ledger.ErrNotFound):
+		return fmt.Errorf("error reading the call's key: %w", err)
+	}
+	return refuseSessionRollingBack(sess)
+}
+
+// recordInSession starts the session workflow on the session's first call
+// (signal-with-start) and tells it about this one.
+func (g *Gate) recordInSession(ctx context.Context, agent *tools.Agent, inv ledger.Invocation) error {
+	_, err := g.cfg.Temporal.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(inv.SessionID), workflows.SignalCallRecorded,
+		workflows.CallRecord{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State},
+		client.StartWorkflowOptions{ID: workflows.SessionWorkflowID(inv.SessionID), TaskQueue: g.cfg.TaskQueue},
+		workflows.SessionWorkflowName, g.sessionInput(agent, inv.SessionID))
+	if err != nil {
+		return fmt.Errorf("error recording the call in its session: %w", err)
+	}
+	return nil
+}
+
+// StartSession starts the session workflow of a session that made no call,
+// so that ending it runs the post-call workflow like any other: a platform's
+// end-of-call event for a call without tool calls. A session workflow that
+// runs or ran already is left as it is.
+func (g *Gate) StartSession(ctx context.Context, agent *tools.Agent, sessionID string) error {
+	_, err := g.cfg.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.SessionWorkflowID(sessionID),
+		TaskQueue:                g.cfg.TaskQueue,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.SessionWorkflowName, g.sessionInput(agent, sessionID))
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err != nil && !errors.As(err, &started) {
+		return fmt.Errorf("error starting the session workflow: %w", err)
+	}
+	return nil
+}
+
+func (g *Gate) sessionInput(agent *tools.Agent, sessionID string) workflows.SessionInput {
+	// A session of an agent without the rollback policy starts with no
+	// policy at all, not "none": the session input stays as it always was.
+	var onFailure mt.OnFailure
+	if agent.OnFailure == mt.OnFailureRollback {
+		onFailure = mt.OnFailureRollback
+	}
+	return workflows.SessionInput{SessionID: sessionID, AgentID: agent.ID, OnFailure: onFailure, RollbackWait: g.cfg.RollbackWait}
+}
+
+// checkReservedKey keeps agents off the key spaces maestro derives itself:
+// a compensation's undo-{id} and a post-call item's postcall:{session}:{item}.
+// An agent holding one could pre-empt the effect it names.
+func (g *Gate) checkReservedKey(key, agentID string) error {
+	switch {
+	case strings.HasPrefix(key, "undo-"):
+		return refuseBadRequest("operation keys starting with undo- are reserved for compensations")
+	case strings.HasPrefix(key, "postcall:") && !g.isPostCallAgent(agentID):
+		return refuseBadRequest("operation keys starting with postcall: are reserved for post-call delivery")
+	}
+	return nil
+}
+
+func (g *Gate) isPostCallAgent(agentID string) bool {
+	pc := g.cfg.Catalog.Load().PostCall()
+	return pc != nil && pc.Agent == agentID
+}
+
+func (g *Gate) start(ctx context.Context, in workflows.InvocationInput) error {
+	_, err := g.cfg.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.InvocationWorkflowID(in.OperationKey),
+		TaskQueue:                g.cfg.TaskQueue,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// The API and the worker share a process, so the first workflow task
+		// can run here without a round trip through matching (ADR 8).
+		EnableEagerStart: true,
+	}, workflows.InvocationWorkflowName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if err != nil && !errors.As(err, &started) {
+		return fmt.Errorf("error starting invocation workflow: %w", err)
+	}
+	return nil
+}
+
+// derivedKeyHashLen is how much of the arguments hash a derived key
+// carries: 128 bits, so two argument sets of one tool in one session never
+// share a key by chance (and if they did, the stored hash would refuse the
+// second as a reused key rather than answer it with the first).
+const derivedKeyHashLen = 32
+
+// operationKey is the agent's key if it gave one. Otherwise it is derived
+// from what names the business effect: session, tool and canonical
+// arguments. A model that re-issues a call under a new tool-call ID names
+// the same effect and gets the first call's outcome, not a second effect.
+// The tool-call ID joins the key only where identical arguments may
+// legitimately repeat: a tool marked repeatable, and a read, which has no
+// effect to duplicate and must not answer a later lookup with an earlier
+// result.
+func operationKey(req Request, tool *tools.Tool, argsHash string) (string, error) {
+	key := req.OperationKey
+	if key == "" {
+		key = req.SessionID + ":" + tool.Name + ":" + argsHash[:min(derivedKeyHashLen, len(argsHash))]
+		if repeatsByCallID(tool) {
+			if req.ToolCallID == "" {
+				return "", refuseBadRequest(fmt.Sprintf("%s may repeat with identical arguments, so tell repeats apart: give operation_key or tool_call_id", tool.Name))
+			}
+			key += ":" + req.ToolCallID
+		}
+	}
+	if !keyPattern.MatchString(key) {
+		return "", refuseBadRequest("operation_key must be 1-200 characters of letters, digits and ._:/@- and start with a letter or digit" + derivedHint(req))
+	}
+	return key, nil
+}
+
+// repeatsByCallID reports whether a derived key includes the tool-call ID.
+func repeatsByCallID(tool *tools.Tool) bool {
+	return tool.Repeatable || tool.Effect == mt.EffectRead
+}
+
+func derivedHint(req Request) string {
+	if req.OperationKey != "" {
+		return ""
+	}
+	return " (derived from session_id, tool, the arguments hash and, for a repeatable tool, tool_call_id; shorten session_id or give operation_key)"
+}
+
+func (g *Gate) logRefusal(ctx context.Context, req Request, ref *apitype.Refusal) {
+	err := g.cfg.Store.RefusalInsert(ctx, ledger.Refusal{
+		AgentID:      req.AgentID,
+		SessionID:    req.SessionID,
+		Tool:         req.Tool,
+		OperationKey: req.OperationKey,
+		Code:         ref.Observation.Code,
+		Detail:       ref.Observation.Summary,
+	})
+	if err != nil {
+		g.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)
+	}
+	g.cfg.Logger.Info("call refused", "agent", req.AgentID, "tool", req.Tool, "code", ref.Observation.Code)
+}

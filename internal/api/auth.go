@@ -1,0 +1,61 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/maestro-run/maestro/internal/admission"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
+)
+
+type ctxKey int
+
+const (
+	agentKey ctxKey = iota
+	operatorKey
+)
+
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// requireKey admits requests whose bearer key lookup recognises, storing
+// what it found in the request context under key.
+func requireKey[T any](lookup func(string) (T, bool), key ctxKey, realm, what string, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, ok := lookup(bearer(r))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
+				"a valid "+what+" key is required: send Authorization: Bearer <"+what+" key>"))
+			return
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), key, v)))
+	}
+}
+
+// agentOnly admits requests carrying a valid agent key.
+func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
+	return requireKey(s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)
+}
+
+// opsOnly admits requests carrying a valid operator key.
+func (s *Server) opsOnly(next http.HandlerFunc) http.HandlerFunc {
+	return requireKey(s.cfg.Catalog.Load().OperatorByKey, operatorKey, "maestro-ops", "operator", next)
+}
+
+func agentFrom(ctx context.Context) *tools.Agent {
+	a, _ := ctx.Value(agentKey).(*tools.Agent)
+	return a
+}
+
+func operatorFrom(ctx context.Context) *tools.Operator {
+	o, _ := ctx.Value(operatorKey).(*tools.Operator)
+	return o
+}

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"go.temporal.io/sdk/converter"
+
+	"github.com/maestro-run/maestro/internal/admission"
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+const (
+	codecPrefix = "/codec/"
+	// codecMaxBodyBytes fits a history's largest payloads, a transcript
+	// included, base64 and JSON inflating them by about a half.
+	codecMaxBodyBytes = 8 << 20
+)
+
+// codecRoutes serve the Temporal codec protocol's decode, so an operator's
+// UI or CLI shows an encrypted history in clear. Only decode: nothing
+// outside maestro's own clients writes payloads in its histories.
+func (s *Server) codecRoutes() {
+	decode := s.handleNotFound
+	if s.cfg.Codec != nil {
+		// The SDK's handler speaks the protocol: a JSON {"payloads": [...]}
+		// in, the same decoded out, 400 with the reason on a payload it
+		// cannot decode.
+		decode = converter.NewPayloadCodecHTTPHandler(s.cfg.Codec).ServeHTTP
+	}
+	s.mux.HandleFunc("OPTIONS /codec/{namespace}/decode", s.handleCodecPreflight)
+	s.mux.HandleFunc("POST /codec/{namespace}/decode", s.withCodecCORS(s.opsOnly(decode)))
+}
+
+// withCodecCORS lets the configured UI origin's browser read the answer,
+// refusals included, so the UI can say why it shows no payloads.
+func (s *Server) withCodecCORS(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Origin")
+		if s.codecOriginAllowed(r) {
+			w.Header().Set("Access-Control-Allow-Origin", s.cfg.CodecOrigin)
+			w.Header().Set("Access-Control-Allow-Credentials", "true")
+		}
+		next(w, r)
+	}
+}
+
+func (s *Server) codecOriginAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	return s.cfg.CodecOrigin != "" && origin != "" && strings.EqualFold(origin, s.cfg.CodecOrigin)
+}
+
+// handleCodecPreflight answers a browser's CORS preflight: the configured
+// origin may POST with the headers the Temporal UI sends; any other
+// origin is refused. Browsers send no credentials on a preflight, so it
+// needs none.
+func (s *Server) handleCodecPreflight(w http.ResponseWriter, r *http.Request) {
+	w.Header().Add("Vary", "Origin")
+	if !s.codecOriginAllowed(r) {
+		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeInvalidRequest,
+			"this origin may not call the codec endpoint: set MAESTRO_CODEC_CORS_ORIGIN to the Temporal UI's origin"))
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", s.cfg.CodecOrigin)
+	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Set("Access-Control-Allow-Methods", "POST")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Namespace")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+}

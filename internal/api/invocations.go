@@ -1,0 +1,313 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/maestro-run/maestro/activities"
+	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/observation"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
+)
+
+// retryAfterSeconds is the poll interval suggested to agents for pending
+// invocations.
+const retryAfterSeconds = 2
+
+func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+	agent := agentFrom(r.Context())
+	var req apitype.InvokeRequest
+	if ref := s.decodeJSON(w, r, &req); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	if req.Tool == "" {
+		writeRefusal(w, admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, `"tool" is required`))
+		return
+	}
+	if len(req.Args) == 0 || string(req.Args) == "null" {
+		req.Args = json.RawMessage(`{}`)
+	}
+	adm, err := s.cfg.Gate.Admit(r.Context(), admission.Request{
+		AgentID:      agent.ID,
+		SessionID:    req.SessionID,
+		Tool:         req.Tool,
+		Args:         req.Args,
+		OperationKey: req.OperationKey,
+		ToolCallID:   req.ToolCallID,
+
+		SessionContext: req.SessionContext,
+	})
+	var ref *apitype.Refusal
+	if errors.As(err, &ref) {
+		writeRefusal(w, ref)
+		return
+	}
+	if err != nil {
+		s.cfg.Logger.Error("admission failed", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	inv := adm.Invocation
+	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
+		inv = s.wait(r.Context(), inv)
+	}
+	if !inv.State.Terminal() && !adm.Created {
+		// A re-sent key whose workflow is gone must hear how it ended, not
+		// "still running" for ever.
+		inv = s.finalizeStranded(r.Context(), inv)
+	}
+	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID)
+}
+
+// Finalizer finishes an invocation whose workflow ended without finishing
+// it; *activities.Activities is one.
+type Finalizer interface {
+	FinalizeStranded(ctx context.Context, invocationID string) (ledger.Invocation, error)
+}
+
+// finalizeStranded returns the invocation final if its workflow no longer
+// runs, and as it was otherwise (its workflow still runs, or its effect's
+// lease has not run out yet and the sweep will finish it).
+func (s *Server) finalizeStranded(ctx context.Context, inv ledger.Invocation) ledger.Invocation {
+	if s.cfg.Finalizer == nil || inv.State.Terminal() {
+		return inv
+	}
+	got, err := s.cfg.Finalizer.FinalizeStranded(ctx, inv.ID)
+	switch {
+	case err == nil:
+		return got
+	case errors.Is(err, activities.ErrWorkflowRunning), errors.Is(err, activities.ErrLeaseLive):
+	default:
+		s.cfg.Logger.Warn("could not finish a stranded invocation", "invocation", inv.ID, "err", err)
+	}
+	return inv
+}
+
+// wait blocks until the invocation is final or WaitTimeout passes, then
+// returns it as the ledger records it: the ledger, not the workflow result,
+// is the source of truth. A transient error while waiting on the workflow
+// is retried until the deadline.
+func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocation {
+	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
+	defer cancel()
+	if s.composite(inv.Tool) {
+		// A composite effect may answer with the parts that went out while
+		// its workflow still delivers the rest: the ledger says when.
+		var stop context.CancelFunc
+		waitCtx, stop = s.untilAnswered(waitCtx, inv.ID)
+		defer stop()
+	}
+	for {
+		var res workflows.InvocationResult
+		err := s.cfg.Temporal.GetWorkflow(waitCtx, inv.WorkflowID, "").Get(waitCtx, &res)
+		got, gerr := s.cfg.Store.InvocationGet(ctx, inv.ID)
+		if gerr != nil {
+			s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", gerr)
+			return inv
+		}
+		if got.State.Terminal() || answered(got) || err == nil || waitCtx.Err() != nil {
+			return got
+		}
+		var closed *temporal.WorkflowExecutionError
+		if errors.As(err, &closed) {
+			// The workflow ended without finishing the invocation; waiting
+			// longer cannot change that.
+			return s.finalizeStranded(ctx, got)
+		}
+		s.cfg.Logger.Warn("waiting on invocation workflow failed; retrying", "invocation", inv.ID, "err", err)
+		select {
+		case <-waitCtx.Done():
+			return got
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// answered reports whether a running invocation already has its answer:
+// a composite effect of which some parts went out (ADR 14).
+func answered(inv ledger.Invocation) bool {
+	return inv.State == mt.InvocationRunning && inv.Observation != nil
+}
+
+// composite reports whether a tool's effect comes in parts.
+func (s *Server) composite(name string) bool {
+	t, ok := s.cfg.Catalog.Load().Tool(name)
+	return ok && len(t.Connector.Parts()) > 0
+}
+
+// answerPoll is how often a wait on a composite effect reads the ledger.
+const answerPoll = 100 * time.Millisecond
+
+// untilAnswered returns a context cancelled once the invocation has an
+// answer in the ledger, so a wait on its workflow ends with it.
+func (s *Server) untilAnswered(ctx context.Context, id string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		// Read errors are passed over: the wait on the workflow still ends
+		// the call, and the next read may succeed.
+		_, _ = ledger.AwaitInvocation(ctx, s.cfg.Store, id, answerPoll, func(got ledger.Invocation, err error) (bool, error) {
+			return err == nil && answered(got), nil
+		})
+		cancel()
+	}()
+	return ctx, cancel
+}
+
+func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
+	agent := agentFrom(r.Context())
+	inv, err := s.cfg.Store.InvocationGet(r.Context(), r.PathValue("id"))
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && inv.AgentID != agent.ID {
+		writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no invocation "+r.PathValue("id")+" for this agent"))
+		return
+	}
+	if err != nil {
+		s.cfg.Logger.Error("could not read invocation", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	inv = s.finalizeStranded(r.Context(), inv)
+	approvalID := ""
+	if inv.Route == mt.RouteGated {
+		if apr, err := s.cfg.Store.ApprovalRequestGetByKey(r.Context(), inv.OperationKey); err == nil {
+			approvalID = apr.ID
+		}
+	}
+	s.writeInvocation(r.Context(), w, inv, approvalID)
+}
+
+// writeInvocation answers 200 with the final observation, or 202 with a
+// pending one and a Retry-After hint. A final observation comes with what
+// the provider reported about its message since, and a follow-up when that
+// contradicts it.
+func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv ledger.Invocation, approvalID string) {
+	body := apitype.Invocation{
+		InvocationID: inv.ID,
+		OperationKey: inv.OperationKey,
+		ToolCallID:   inv.ToolCallID,
+		SessionID:    inv.SessionID,
+		Tool:         inv.Tool,
+		Route:        inv.Route,
+		State:        inv.State,
+		ApprovalID:   approvalID,
+		CreatedAt:    &inv.CreatedAt,
+		UpdatedAt:    &inv.UpdatedAt,
+	}
+	if inv.State.Terminal() && inv.Observation != nil {
+		body.Observation = *inv.Observation
+		if ms, ok := s.messageStatus(ctx, inv); ok {
+			args, _ := tools.DecodeArgs(inv.Args)
+			body.Delivery = deliveryView(ms)
+			body.FollowUp = deliveryFailure(inv, ms, args)
+		}
+		body.Callback = s.callbackView(ctx, inv)
+		writeJSON(w, http.StatusOK, body)
+		return
+	}
+	if ref := s.oweCallback(ctx, inv); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	body.Callback = s.callbackView(ctx, inv)
+	body.Observation = s.pendingObservation(inv, approvalID)
+	if answered(inv) {
+		// Parts of a composite effect went out and the rest are still
+		// being delivered: the answer names what went out.
+		body.Observation = *inv.Observation
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	writeJSON(w, http.StatusAccepted, body)
+}
+
+func (s *Server) pendingObservation(inv ledger.Invocation, approvalID string) mt.Observation {
+	src := &mt.Source{System: "maestro", Tool: inv.Tool, OperationKey: inv.OperationKey, InvocationID: inv.ID}
+	poll := fmt.Sprintf("GET /v1/invocations/%s after %d seconds", inv.ID, retryAfterSeconds)
+	if agent, ok := s.cfg.Catalog.Load().Agent(inv.AgentID); ok && agent.Callback != nil {
+		poll = "wait for the final observation at your callback URL (or " + poll + ")"
+	}
+	if inv.State == mt.InvocationAwaitingApproval {
+		wording := "I've asked a team member to approve that; I'll let you know once it's decided."
+		if tool, ok := s.cfg.Catalog.Load().Tool(inv.Tool); ok {
+			args, _ := tools.DecodeArgs(inv.Args)
+			if wd, err := tool.RenderWording(tools.OutcomePending, tools.TemplateData{Args: args}); err == nil && wd != "" {
+				wording = wd
+			}
+		}
+		return observation.Pending(observation.Failure{
+			Code:          mt.CodeAwaitingApproval,
+			Summary:       fmt.Sprintf("%s is waiting for approval %s; nothing has been done yet", inv.Tool, approvalID),
+			RootCause:     "Money and irreversible calls need a human decision before they run.",
+			Remediation:   "Tell the person it is pending approval, then " + poll + ".",
+			StopCondition: "Stop polling once the state is final; never say it is done before a receipt arrives.",
+			Wording:       wording,
+			Payload:       map[string]string{"approval_id": approvalID},
+		}, src)
+	}
+	wording := "I'm still working on that."
+	if tool, ok := s.cfg.Catalog.Load().Tool(inv.Tool); ok {
+		args, _ := tools.DecodeArgs(inv.Args)
+		wording = tools.WithNotice(wording, tool.RenderNotice(tools.TemplateData{Args: args, OperationKey: inv.OperationKey}))
+	}
+	return observation.Pending(observation.Failure{
+		Code:          mt.CodeInProgress,
+		Summary:       inv.Tool + " is still running; nothing is confirmed yet",
+		RootCause:     "The provider has not answered within the API's wait time.",
+		Remediation:   "Tell the person you're still working on it, then " + poll + ".",
+		StopCondition: "Stop polling once the state is final; never say it is done before a receipt arrives.",
+		Wording:       wording,
+	}, src)
+}
+
+func unavailableRefusal() *apitype.Refusal {
+	r := internalRefusal()
+	r.HTTPStatus = http.StatusServiceUnavailable
+	return r
+}
+
+// decodeJSON reads a JSON body strictly: the right content type, a bounded
+// size, no unknown fields and nothing after the object.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) *apitype.Refusal {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "application/json" {
+		return admission.BadRequest(http.StatusUnsupportedMediaType, mt.CodeUnsupportedMedia,
+			"Content-Type must be application/json")
+	}
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	if err == nil {
+		if dec.Decode(&struct{}{}) != io.EOF {
+			err = errors.New("unexpected data after the JSON object")
+		}
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
+		s.drainBody(w, r)
+		return tooLargeRefusal(tooBig.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return admission.BadRequest(http.StatusRequestTimeout, mt.CodeInvalidRequest,
+			"the request body did not arrive within the server's read timeout")
+	case errors.Is(err, io.EOF):
+		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "the request body is empty")
+	default:
+		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "malformed JSON: "+err.Error())
+	}
+}

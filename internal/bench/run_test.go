@@ -1,0 +1,134 @@
+package bench_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/internal/bench"
+)
+
+// TestRunWritesResults runs every scenario with a couple of calls per cell
+// on one embedded stack and checks what a run leaves behind: a table, a
+// CSV file with a row per cell and a well-formed chart.
+func TestRunWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	err := bench.Run(t.Context(), bench.Config{
+		Concurrency:     []int{1, 2},
+		Calls:           []int{2, 2},
+		CallsPerSession: 2,
+		OutDir:          dir,
+		DataDir:         t.TempDir(),
+		Out:             &out,
+		Progress:        &progress,
+	})
+	require.NoError(t, err, progress.String())
+
+	rows := readCSV(t, filepath.Join(dir, "bench.csv"))
+	require.NotEmpty(t, rows)
+	scenarios := map[string]int{}
+	for _, r := range rows {
+		scenarios[r["scenario"]]++
+		require.Equal(t, "0", r["failed"], r["scenario"])
+		require.Positive(t, number(t, r["p50_ms"]), r["scenario"])
+		require.Positive(t, number(t, r["throughput_per_s"]), r["scenario"])
+		require.LessOrEqual(t, number(t, r["p50_ms"]), number(t, r["p99_ms"]), r["scenario"])
+		switch r["path"] {
+		case "direct":
+			require.Zero(t, number(t, r["events_per_call"]), "a direct call runs no workflow")
+			require.Empty(t, r["workflow_p50_ms"])
+		case "maestro":
+			require.Positive(t, number(t, r["events_per_call"]), r["scenario"])
+			require.Positive(t, number(t, r["session_events_per_call"]), "maestro records every call in its session")
+			require.Positive(t, number(t, r["p50_vs_temporal"]), r["scenario"])
+			require.Positive(t, number(t, r["p50_vs_direct"]), r["scenario"])
+		default:
+			require.Positive(t, number(t, r["events_per_call"]), r["scenario"])
+			require.Empty(t, r["session_events_per_call"], "a bare workflow has no session")
+		}
+		require.Contains(t, out.String(), r["scenario"], "the table lists every scenario")
+	}
+	for _, want := range []string{"direct/read", "temporal/read", "temporal+eager/read", "temporal+local/read",
+		"temporal+update/read", "maestro/read", "maestro/real-sync", "maestro/compensable", "maestro/approval"} {
+		require.Equal(t, 2, scenarios[want], "%s should have a row per concurrency", want)
+	}
+	require.Contains(t, out.String(), "p50 ratios")
+
+	bars := checkSVG(t, filepath.Join(dir, "latency.svg"))
+	require.Equal(t, 3*len(rows), bars, "one bar per percentile per cell")
+	require.FileExists(t, filepath.Join(dir, "histories.txt"))
+}
+
+// readCSV reads a CSV file into rows keyed by the header.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(records), 2, "a header and at least one row")
+	var rows []map[string]string
+	for _, rec := range records[1:] {
+		row := map[string]string{}
+		for i, name := range records[0] {
+			row[name] = rec[i]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func number(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return f
+}
+
+// checkSVG parses the chart as XML, checks its root and returns how many
+// bars it draws (the rects carrying a tooltip).
+func checkSVG(t *testing.T, path string) int {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := xml.NewDecoder(bytes.NewReader(raw))
+	var root string
+	depth, bars := 0, 0
+	var stack []string
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "the chart must be well-formed XML")
+		switch el := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				root = el.Name.Local
+			}
+			if el.Name.Local == "title" && len(stack) > 0 && stack[len(stack)-1] == "rect" {
+				bars++
+			}
+			stack = append(stack, el.Name.Local)
+			depth++
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+			depth--
+		}
+	}
+	require.Equal(t, "svg", root)
+	require.Zero(t, depth, "every element is closed")
+	require.True(t, strings.HasPrefix(string(raw), "<svg "), "the file starts with the svg element")
+	return bars
+}

@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/maestro-run/maestro/internal/connectors"
+)
+
+// The paths a call can take, from no durability to maestro.
+const (
+	pathDirect   = "direct"
+	pathTemporal = "temporal"
+	pathEager    = "temporal+eager"
+	pathLocal    = "temporal+local"
+	pathUpdate   = "temporal+update"
+	pathMaestro  = "maestro"
+)
+
+// call is one request of a cell.
+type call struct {
+	// caller is the goroutine that makes the call.
+	caller int
+	// key is the operation key, unique in the run.
+	key string
+	// session is the maestro session the call belongs to.
+	session string
+}
+
+// sample is what one call measured.
+type sample struct {
+	latency time.Duration
+	// workflowID ran the call; empty for a direct call.
+	workflowID string
+	// sessionWorkflowID is the maestro session the call was recorded in.
+	sessionWorkflowID string
+}
+
+// scenario makes one kind of call along one path.
+type scenario struct {
+	path string
+	op   op
+	// measures says what the latency spans.
+	measures string
+	// prepare readies one call before the clock starts. Optional.
+	prepare func(ctx context.Context, c call) error
+	// do makes one call and times the part the scenario measures.
+	do func(ctx context.Context, c call) (sample, error)
+}
+
+func (s scenario) name() string { return s.path + "/" + s.op.name }
+
+// slug is the name in a form operation keys and workflow IDs accept.
+func (s scenario) slug() string { return strings.ReplaceAll(s.name(), "+", "-") }
+
+// scenarios lists every scenario, grouped by op with the floors first.
+// The bare-Temporal variants run the read only: it is enough to see what
+// each feature saves.
+func (s *stack) scenarios() []scenario {
+	var out []scenario
+	for _, o := range ops {
+		out = append(out, s.direct(o), s.bare(o, bareVariants[0]))
+		if o.name == "read" {
+			for _, v := range bareVariants[1:] {
+				out = append(out, s.bare(o, v))
+			}
+		}
+		if o.name == "approval" {
+			out = append(out, s.approval(o))
+		} else {
+			out = append(out, s.maestro(o))
+		}
+	}
+	return out
+}
+
+// selected keeps the scenarios whose name contains one of only, or all of
+// them when only is empty.
+func selected(all []scenario, only []string) []scenario {
+	if len(only) == 0 {
+		return all
+	}
+	var out []scenario
+	for _, sc := range all {
+		for _, o := range only {
+			if o != "" && strings.Contains(sc.name(), o) {
+				out = append(out, sc)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkResult makes sure a provider call did what the op asks: a read
+// returned data, a write returned a receipt.
+func checkResult(o op, res connectors.Result) error {
+	if o.name == "read" {
+		if len(res.Payload) == 0 {
+			return fmt.Errorf("%s returned no data", o.tool)
+		}
+		return nil
+	}
+	if res.Receipt == nil || res.Receipt.ID == "" {
+		return fmt.Errorf("%s returned no receipt", o.tool)
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/maestro-run/maestro/maestrotype"
+)
+
+// EffectClaim decides, in one transaction, who may perform the effect of an
+// operation key:
+//
+//   - INSERT … ON CONFLICT DO NOTHING is the arbiter: of any number of
+//     concurrent claimers exactly one inserts and gets ClaimNew, and its undo
+//     entry commits with the claim.
+//   - Everyone else reads the row under a write lock (FOR UPDATE in
+//     PostgreSQL; SQLite's transactions hold the database's write lock) and
+//     decides from it: another payload is ClaimConflict, a final status is
+//     ClaimSettled, a live lease is ClaimBusy, and an expired lease is taken
+//     over (ClaimTakeover).
+//
+// Leases are judged on the database's clock, the one clock all workers
+// share, so a worker with a skewed clock cannot take over early.
+func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectClaimResult, error) {
+	if err := p.validate(); err != nil {
+		return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
+	}
+	leaseMillis := p.LeaseTTL.Milliseconds()
+
+	var res EffectClaimResult
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		closed, err := l.sessionClosedToClaims(ctx, tx, p.SessionID)
+		if err != nil {
+			return err
+		}
+		eff, err := scanEffect(tx.QueryRowContext(ctx, l.query("EffectInsert"),
+			p.OperationKey,
+			textArg(p.InvocationID),
+			p.Tool,
+			p.PayloadHash,
+			p.Owner,
+			leaseMillis,
+			rawJSONArg(p.BeforeState),
+			textArg(string(p.EffectClass)),
+			textArg(p.CatalogVersion),
+		))
+		switch {
+		case err == nil && closed:
+			return errSessionClosed
+		case err == nil:
+			res = EffectClaimResult{Outcome: ClaimNew, Effect: eff}
+			if p.Undo != nil {
+				undo, err := l.undoPush(ctx, tx, p.OperationKey, *p.Undo)
+				if err != nil {
+					return err
+				}
+				res.Undo = &undo
+			}
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("error inserting effect: %w", err)
+		}
+
+		var leaseExpired bool
+		eff, err = scanEffect(tx.QueryRowContext(ctx, l.query("EffectGetForClaim"), p.OperationKey), &leaseExpired)
+		if err != nil {
+			return fmt.Errorf("error reading claimed effect: %w", err)
+		}
+		switch {
+		case eff.PayloadHash != p.PayloadHash:
+			res = EffectClaimResult{Outcome: ClaimConflict, Effect: eff}
+			return nil
+		case eff.Status != maestrotype.EffectInProgress:
+			res = EffectClaimResult{Outcome: ClaimSettled, Effect: eff}
+			return nil
+		case !leaseExpired && eff.LeaseOwner != handedOverTo(p.Owner):
+			res = EffectClaimResult{Outcome: ClaimBusy, Effect: eff}
+			return nil
+		}
+		// An expired lease, or one handed over to this very claimer
+		// (EffectHandOver): either way the claimer takes the key over, and
+		// what the provider did is still to be found out.
+
+		eff, err = scanEffect(tx.QueryRowContext(ctx, l.query("EffectTakeover"), p.OperationKey, p.Owner, leaseMillis))
+		if err != nil {
+			return fmt.Errorf("error taking over expired lease: %w", err)
+		}
+		res = EffectClaimResult{Outcome: ClaimTakeover, Effect: eff}
+		return nil
+	})
+	if errors.Is(err, errSessionClosed) {
+		// The insert rolled back with the transaction: nothing is claimed.
+		return EffectClaimResult{Outcome: ClaimSessionClosed}, nil
+	}
+	if err != nil {
+		return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
+	}
+	return res, nil
+}
+
+// errSessionClosed rolls back a new claim in a session being rolled back.
+var errSessionClosed = errors.New("the session is being rolled back")
+
+// sessionClosedToClaims reads the claim's session under a shared lock,
+// held until the claim commits, and reports whether a rollback has begun.
+// A session the ledger does not hold (a claim made outside admission) is
+// open.
+func (l *ledger) sessionClosedToClaims(ctx context.Context, tx *sql.Tx, sessionID string) (bool, error) {
+	if sessionID == "" {
+		return false, nil
+	}
+	s, err := scanSession(tx.QueryRowContext(ctx, l.query("SessionGetForClaim"), sessionID))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("error reading the claim's session: %w", err)
+	}
+	return s.RollbackStartedAt != nil, nil
+}
+
+func (p EffectClaimParams) validate() error {
+	switch {
+	case p.OperationKey == "":
+		return errors.New("operation key is required")
+	case p.PayloadHash == "":
+		return errors.New("payload hash is required")
+	case p.Owner == "":
+		return errors.New("owner is required")
+	case p.LeaseTTL <= 0:
+		return fmt.Errorf("lease TTL must be positive, got %s", p.LeaseTTL)
+	case p.Undo != nil && p.Undo.OperationKey != "" && p.Undo.OperationKey != p.OperationKey:
+		return fmt.Errorf("undo entry is for operation key %q", p.Undo.OperationKey)
+	}
+	return nil
+}
+
+func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
+	switch p.Status {
+	case maestrotype.EffectSucceeded, maestrotype.EffectFailed, maestrotype.EffectNeedsReconciliation:
+	default:
+		return fmt.Errorf("error settling effect %q: status %q is not final", p.OperationKey, p.Status)
+	}
+	receipt, err := jsonArg(p.Receipt)
+	if err != nil {
+		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	result, err := jsonArg(p.Result)
+	if err != nil {
+		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+
+	res, err := l.db.ExecContext(ctx, l.query("EffectSettle"),
+		p.OperationKey,
+		p.Owner,
+		string(p.Status),
+		receipt,
+		rawJSONArg(p.AfterState),
+		result,
+		textArg(p.Error),
+	)
+	if err == nil {
+		// No row: the key was taken over, already settled or never claimed.
+		// In each case this owner does not hold the lease.
+		err = expectOne(res, ErrLeaseLost)
+	}
+	if err != nil {
+		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return nil
+}
+
+// handedOverTo is the lease owner a handed-over claim records until the
+// attempt it names takes it over. It can never equal an attempt's own
+// name, so an attempt that claims twice still finds its first claim busy.
+func handedOverTo(owner string) string {
+	return "handed-over-to:" + owner
+}
+
+func (l *ledger) EffectHandOver(ctx context.Context, operationKey, owner, to string, ttl time.Duration) error {
+	switch {
+	case to == "":
+		return fmt.Errorf("error handing over effect %q: the next owner is required", operationKey)
+	case ttl <= 0:
+		return fmt.Errorf("error handing over effect %q: TTL must be positive, got %s", operationKey, ttl)
+	}
+	res, err := l.db.ExecContext(ctx, l.query("EffectHandOver"), operationKey, owner, handedOverTo(to), ttl.Milliseconds())
+	if err == nil {
+		err = expectOne(res, ErrLeaseLost)
+	}
+	if err != nil {
+		return fmt.Errorf("error handing over effect %q: %w", operationKey, err)
+	}
+	return nil
+}
+
+func (l *ledger) EffectGet(ctx context.Context, operationKey string) (Effect, error) {
+	eff, err := scanEffect(l.db.QueryRowContext(ctx, l.query("EffectGet"), operationKey))
+	if err != nil {
+		return Effect{}, fmt.Errorf("error getting effect %q: %w", operationKey, notFound(err))
+	}
+	return eff, nil
+}
+
+func (l *ledger) EffectListByStatus(ctx context.Context, status maestrotype.EffectStatus, limit int) ([]Effect, error) {
+	scan := func(row rowScanner) (Effect, error) { return scanEffect(row) }
+	effs, err := queryAll(ctx, l.db, scan, l.query("EffectListByStatus"), string(status), listLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("error listing %s effects: %w", status, err)
+	}
+	return effs, nil
+}
+
+// scanEffect scans an effect row followed by any extra columns into extra.
+func scanEffect(row rowScanner, extra ...any) (Effect, error) {
+	var e Effect
+	dest := []any{
+		&e.OperationKey,
+		textCol{&e.InvocationID},
+		&e.Tool,
+		&e.PayloadHash,
+		&e.Status,
+		&e.LeaseOwner,
+		timeCol{&e.LeaseExpiresAt},
+		&e.Attempts,
+		rawJSONCol{&e.BeforeState},
+		rawJSONCol{&e.AfterState},
+		jsonCol[*maestrotype.Receipt]{&e.Receipt},
+		jsonCol[*maestrotype.Observation]{&e.Result},
+		textCol{&e.Error},
+		timeCol{&e.CreatedAt},
+		timeCol{&e.UpdatedAt},
+	}
+	err := row.Scan(append(dest, extra...)...)
+	return e, err
+}
+
+func (l *ledger) EffectRelease(ctx context.Context, operationKey, owner string) error {
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		// The undo entry goes first: it references the effect row.
+		if _, err := tx.ExecContext(ctx, l.query("UndoDeleteByKey"), operationKey); err != nil {
+			return fmt.Errorf("error deleting undo entry: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, l.query("EffectRelease"), operationKey, owner)
+		if err != nil {
+			return fmt.Errorf("error deleting effect: %w", err)
+		}
+		return expectOne(res, ErrLeaseLost)
+	})
+	if err != nil {
+		return fmt.Errorf("error releasing effect %q: %w", operationKey, err)
+	}
+	return nil
+}

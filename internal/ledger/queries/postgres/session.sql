@@ -1,0 +1,85 @@
+-- A session moves only by a conditional UPDATE whose WHERE clause is the
+-- rule; the store reads the row under a lock first, so a refusal is
+-- explained by the state the UPDATE saw.
+
+-- name: SessionInsert
+INSERT INTO sessions (id, agent_id, state, facts, fact_provenance)
+VALUES ($1, $2, 'active', $3, $4)
+ON CONFLICT (id) DO NOTHING
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionGet
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+       created_at, updated_at, ended_at, rollback_started_at, resolution
+FROM sessions
+WHERE id = $1;
+
+-- name: SessionGetForUpdate
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+       created_at, updated_at, ended_at, rollback_started_at, resolution
+FROM sessions
+WHERE id = $1
+FOR UPDATE;
+
+-- name: SessionHalt
+-- Only an active session halts: a halted one keeps the step that halted it
+-- first, and an ended one has no calls left to stop.
+UPDATE sessions
+SET state = 'halted', halt_step = $2, halt_reason = $3, rollback_started_at = NULL, updated_at = now()
+WHERE id = $1 AND state = 'active'
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionResolve
+-- $4 is how: a retry marks the session as being rolled back in the same
+-- update, so no call is admitted between the resolve and the rollback.
+UPDATE sessions
+SET state = 'active', halt_step = NULL, halt_reason = NULL, resolved_by = $2, resolve_reason = $3,
+    resolution = $4::text, rollback_started_at = CASE WHEN $4::text = 'retry' THEN now() END,
+    updated_at = now()
+WHERE id = $1 AND state = 'halted'
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionEnd
+-- A call ends whether or not its session is halted; the halt stays on
+-- record, unresolved.
+UPDATE sessions
+SET state = 'ended', transcript = $2, ended_at = now(), updated_at = now()
+WHERE id = $1 AND state <> 'ended'
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionFactsSet
+-- Facts an operator or a signing platform vouches for, written over the
+-- row the caller locked with SessionGetForUpdate.
+UPDATE sessions
+SET facts = $2, fact_provenance = $3, updated_at = now()
+WHERE id = $1
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionRollbackBegin
+-- A mark already there is kept: it dates the rollback the retry resumes.
+UPDATE sessions
+SET rollback_started_at = COALESCE(rollback_started_at, now()), updated_at = now()
+WHERE id = $1 AND state = 'active'
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionRollbackEnd
+UPDATE sessions
+SET rollback_started_at = NULL, updated_at = now()
+WHERE id = $1 AND rollback_started_at IS NOT NULL
+RETURNING id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+          created_at, updated_at, ended_at, rollback_started_at, resolution;
+
+-- name: SessionGetForClaim
+-- FOR SHARE holds the row against SessionRollbackBegin until the claim
+-- commits: a claim and the start of a rollback never interleave.
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+       created_at, updated_at, ended_at, rollback_started_at, resolution
+FROM sessions
+WHERE id = $1
+FOR SHARE;

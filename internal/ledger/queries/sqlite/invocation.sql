@@ -1,0 +1,66 @@
+-- name: InvocationInsert
+INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
+                         workflow_id, tool_call_id, effect_class, catalog_version)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
+
+-- name: InvocationGet
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
+FROM invocations
+WHERE id = $1;
+
+-- name: InvocationGetByKey
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
+FROM invocations
+WHERE operation_key = $1;
+
+-- name: InvocationFinish
+UPDATE invocations
+SET state = $2, observation = $3, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1;
+
+-- name: InvocationAnswerPart
+-- Records what an invocation answers while parts of its effect are still
+-- to go out; it is running (a gated call's approval is behind it) until
+-- they have.
+UPDATE invocations
+SET state = 'running', observation = $2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1 AND state IN ('running', 'awaiting_approval');
+
+-- name: InvocationSetState
+UPDATE invocations
+SET state = $2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1;
+
+-- name: InvocationListBySession
+-- rowid breaks ties within a millisecond in insertion order.
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
+FROM invocations
+WHERE session_id = $1
+ORDER BY created_at, rowid;
+
+-- name: InvocationFinishOpen
+-- Finishes an invocation only if nothing has finished it yet: a late
+-- finisher must not overwrite the outcome already answered to the agent.
+UPDATE invocations
+SET state = $2, observation = $3, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1 AND state IN ('running', 'awaiting_approval');
+
+-- name: InvocationListOpen
+-- Invocations not yet final whose row has not changed for $1 milliseconds.
+SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+       workflow_id, created_at, updated_at, tool_call_id, effect_class,
+       catalog_version
+FROM invocations
+WHERE state IN ('running', 'awaiting_approval')
+  AND updated_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', (-$1 / 1000.0) || ' seconds')
+ORDER BY updated_at, rowid
+LIMIT $2;

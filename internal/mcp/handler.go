@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/maestro-run/maestro/tools"
+)
+
+// Path is where the MCP endpoint is served.
+const Path = "/mcp"
+
+// sessionIdle is how long an idle MCP session is kept: longer than any
+// call a voice agent holds.
+const sessionIdle = 2 * time.Hour
+
+// maxBodyBytes caps an MCP request: one JSON-RPC message around arguments
+// the API itself caps at 64 KiB.
+const maxBodyBytes = 256 << 10
+
+// Config holds the MCP endpoint's dependencies.
+type Config struct {
+	Catalog tools.Source
+	// API is maestro's HTTP API; tool calls are served by it, in process.
+	API http.Handler
+	// PublicURL is the base URL clients reach maestro at. A request that
+	// reached a loopback address is refused unless its Host is a loopback
+	// name or PublicURL's host (DNS-rebinding protection that still lets a
+	// reverse proxy on the same machine forward the public name).
+	// Optional.
+	PublicURL string
+	// Logger. Optional: default slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler is the MCP endpoint.
+type Handler struct {
+	cfg        Config
+	publicHost string
+	servers    map[string]*sdk.Server // by agent ID
+	api        *http.Client
+	next       http.Handler
+}
+
+// New builds the MCP endpoint: one MCP server per agent of the catalog,
+// behind bearer authentication with agent keys.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Catalog == nil || cfg.API == nil {
+		return nil, errors.New("mcp: a catalog and the API handler are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	h := &Handler{
+		cfg:     cfg,
+		servers: map[string]*sdk.Server{},
+		api:     &http.Client{Transport: inProcess{cfg.API}},
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil {
+			return nil, fmt.Errorf("error parsing the public URL: %w", err)
+		}
+		h.publicHost = u.Hostname()
+	}
+	for _, agent := range cfg.Catalog.Load().Agents() {
+		srv, err := h.newServer(agent)
+		if err != nil {
+			return nil, err
+		}
+		h.servers[agent.ID] = srv
+	}
+	streamable := sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
+		// An MCP session holds nothing a call needs (that is all in the
+		// ledger), but clients expect one: an answer may come from another
+		// process only after the client re-initializes, as the spec has it
+		// do when a session is unknown. Stateless mode would spare that,
+		// but it sets no Mcp-Session-Id, which the conformance suite's SSE
+		// scenarios fail; a load balancer routes on the header instead.
+		SessionTimeout: sessionIdle,
+		// One JSON answer per request: maestro sends no notifications.
+		JSONResponse: true,
+		// ServeHTTP checks the Host itself, allowing the public name.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        maxBodyBytes,
+		Logger:                     cfg.Logger,
+	})
+	h.next = auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{
+		// Agent keys do not expire; the catalog revokes them.
+		AllowMissingExpiration: true,
+	})(streamable)
+	return h, nil
+}
+
+// Route serves Path with mcp and everything else with api.
+func Route(api http.Handler, mcp *Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == Path {
+			mcp.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return
+	}
+	if _, ok := h.agent(r.Header.Get("Authorization")); !ok {
+		// The SDK answers 401 without a challenge unless OAuth metadata is
+		// configured; RFC 9110 wants one.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+// agent returns the agent whose key an Authorization header carries,
+// parsed as the SDK's middleware parses it.
+func (h *Handler) agent(authorization string) (*tools.Agent, bool) {
+	f := strings.Fields(authorization)
+	if len(f) != 2 || !strings.EqualFold(f[0], "bearer") {
+		return nil, false
+	}
+	return h.cfg.Catalog.Load().AgentByKey(f[1])
+}
+
+// keyExtra is where the verified key travels in a request's token info, so
+// a tool call can present it to the API.
+const keyExtra = "maestro_agent_key"
+
+func (h *Handler) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	agent, ok := h.cfg.Catalog.Load().AgentByKey(token)
+	if !ok {
+		return nil, fmt.Errorf("%w: not an agent key", auth.ErrInvalidToken)
+	}
+	return &auth.TokenInfo{UserID: agent.ID, Extra: map[string]any{keyExtra: token}}, nil
+}
+
+func (h *Handler) serverFor(r *http.Request) *sdk.Server {
+	ti := auth.TokenInfoFromContext(r.Context())
+	if ti == nil {
+		return nil
+	}
+	return h.servers[ti.UserID]
+}
+
+// hostAllowed refuses a request that reached a loopback address under a
+// name that is neither loopback nor maestro's public name: a web page
+// whose DNS was rebound to 127.0.0.1.
+func (h *Handler) hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !loopback(local.String()) {
+		return true
+	}
+	host := hostname(r.Host)
+	return loopback(r.Host) || (h.publicHost != "" && strings.EqualFold(host, h.publicHost))
+}
+
+func hostname(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func loopback(hostport string) bool {
+	host := hostname(hostport)
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

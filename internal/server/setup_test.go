@@ -1,0 +1,293 @@
+package server_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/maestro-run/maestro/apiclient"
+	"github.com/maestro-run/maestro/internal/api"
+	"github.com/maestro-run/maestro/internal/callback"
+	"github.com/maestro-run/maestro/internal/codec"
+	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
+	"github.com/maestro-run/maestro/internal/outbox"
+	"github.com/maestro-run/maestro/internal/server"
+	"github.com/maestro-run/maestro/internal/standin"
+	"github.com/maestro-run/maestro/internal/syncbuf"
+	"github.com/maestro-run/maestro/internal/transcriptref"
+	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
+)
+
+// temporalServer is one in-process Temporal server shared by the package's
+// tests; each test gets its own task queue, ledger schema, stand-ins and
+// operation keys, so tests stay independent and run in parallel.
+var (
+	temporalServer *temporaltest.TestServer
+	// temporalClient is made once: the test server creates its default
+	// client lazily and without a lock.
+	temporalClient client.Client
+	// testCodec encrypts every payload of the tests' workflows, as
+	// maestro's codec does in production, under the public test fixture
+	// key, so that the histories recorded here replay in the workflows
+	// package.
+	testCodec = mustLoadCodec(codec.Config{KeyDir: filepath.Join("..", "..", "workflows", "testdata", "codec")})
+)
+
+func mustLoadCodec(cfg codec.Config) *codec.Codec {
+	c, err := codec.Load(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func TestMain(m *testing.M) {
+	temporalServer = temporaltest.NewServer(temporaltest.WithBaseClientOptions(testCodec.Apply(client.Options{})))
+	temporalClient = temporalServer.GetDefaultClient()
+	code := m.Run()
+	temporalServer.Stop()
+	os.Exit(code)
+}
+
+// env is one maestro wired to real Temporal, PostgreSQL and stand-ins.
+type env struct {
+	svc       *server.Core
+	t         *testing.T
+	ctx       context.Context
+	agent     *apiclient.Client
+	ops       *apiclient.Client
+	url       string
+	store     ledger.Store
+	standins  *standin.Set
+	temporal  client.Client
+	session   string
+	taskQueue string
+	// stop stops this maestro; the test's cleanup stops it otherwise.
+	stop func()
+}
+
+type options struct {
+	// providerTimeout bounds each provider call.
+	providerTimeout time.Duration
+	waitTimeout     time.Duration
+	tokenTTL        time.Duration
+	leaseTTL        time.Duration
+	sweepIdle       time.Duration
+	// listingLag is how long a lost answer's search waits to be trusted.
+	listingLag time.Duration
+	// rollbackWait bounds a rollback's wait for the calls in flight.
+	rollbackWait time.Duration
+	// standins configures the provider stand-ins.
+	standins standin.Options
+	// catalog overrides the demo catalog.
+	catalog []byte
+	// timeouts override the API server's connection timeouts.
+	timeouts server.HTTPTimeouts
+	// transcripts is the transcript_ref fetch policy.
+	transcripts transcriptref.Policy
+	// strictFacts keeps the catalog's rules on trusted facts only. Without
+	// it the tests' own session facts count, as the stand-ins cannot sign
+	// any: most tests drive delivery, not the trust model.
+	strictFacts bool
+	// signaller wraps the Temporal client the outbox relay signals with.
+	signaller func(outbox.Signaller) outbox.Signaller
+	// getenv is the environment the agents' callback secrets are read from.
+	getenv func(string) string
+	// callbacks tunes the callback relay.
+	callbacks callback.Config
+	// logs receives the service's log as JSON lines. Optional: discarded.
+	logs *syncbuf.Buffer
+	// postCallBackoff paces post-call delivery attempts; tests keep it
+	// short so an outage's end is noticed at once.
+	postCallBackoff mt.Backoff
+	// restartOf, when set, stops that maestro and starts this one on its
+	// ledger, stand-ins, task queue and session: a redeploy, typically
+	// with another catalog.
+	restartOf *env
+	// catalogFile is the process's catalog file, re-read on reload.
+	// Optional: without it a reload is refused.
+	catalogFile *catalogFile
+	// catalogPoll is how often the process follows the ledger's current
+	// catalog version. Optional: default the service's.
+	catalogPoll time.Duration
+	// alongside, when set, starts this maestro next to that one, which
+	// keeps running, on its ledger, stand-ins, task queue and session: a
+	// second process behind the same load balancer.
+	alongside *env
+}
+
+// alongside starts a second maestro sharing e's ledger and stand-ins.
+func alongside(e *env) func(*options) {
+	return func(o *options) { o.alongside = e }
+}
+
+// withStrictFacts runs the catalog as deployed: agent-declared facts never
+// auto-approve.
+func withStrictFacts(o *options) { o.strictFacts = true }
+
+func setup(t *testing.T, opts ...func(*options)) *env {
+	t.Helper()
+	o := options{providerTimeout: 5 * time.Second, waitTimeout: 20 * time.Second, listingLag: 300 * time.Millisecond,
+		postCallBackoff: mt.Backoff{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond}}
+	for _, f := range opts {
+		f(&o)
+	}
+	ctx := t.Context()
+	if o.catalog == nil {
+		o.catalog = tools.DemoCatalogYAML
+	}
+	if !o.strictFacts {
+		var err error
+		o.catalog, err = tools.TrustingDeclaredFacts(o.catalog)
+		require.NoError(t, err)
+	}
+	cat, err := tools.Load(o.catalog)
+	require.NoError(t, err)
+	var (
+		st        ledger.Store
+		sins      *standin.Set
+		taskQueue = "tq-" + randomID()
+		session   = "call-" + randomID()
+	)
+	switch prev := o.restartOf; {
+	case prev != nil:
+		prev.stop()
+		st, sins, taskQueue, session = prev.store, prev.standins, prev.taskQueue, prev.session
+	case o.alongside != nil:
+		other := o.alongside
+		st, sins, taskQueue, session = other.store, other.standins, other.taskQueue, other.session
+	default:
+		// The service runs as the PostgreSQL service role, as in production.
+		st = ledgertest.PostgresService(t)
+		sins, err = standin.StartWith(o.standins)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sins.Close() })
+	}
+
+	// The API listens before the connectors exist so that Twilio can be
+	// given its address for status callbacks, as the daemon does.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	publicURL := "http://" + ln.Addr().String()
+	tw, ses := sins.TwilioConfig(), sins.SESConfig()
+	tw.Timeout, ses.Timeout = o.providerTimeout, o.providerTimeout
+	tw.StatusCallback = api.TwilioStatusCallbackURL(publicURL)
+	conns, err := connectors.NewSet(tw, ses, connectors.HTTPConfig{Services: sins.HTTPServices(), Timeout: o.providerTimeout})
+	require.NoError(t, err)
+
+	tc := temporalClient
+	var signaller outbox.Signaller = tc
+	if o.signaller != nil {
+		signaller = o.signaller(tc)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if o.logs != nil {
+		logger = slog.New(slog.NewJSONHandler(o.logs, nil))
+	}
+	svc, err := server.StartCore(ctx, server.CoreConfig{
+		Store:        st,
+		Catalog:      cat,
+		Temporal:     tc,
+		Connectors:   conns,
+		Listener:     ln,
+		PublicURL:    publicURL,
+		TaskQueue:    taskQueue,
+		WaitTimeout:  o.waitTimeout,
+		RollbackWait: o.rollbackWait,
+		TokenTTL:     o.tokenTTL,
+		LeaseTTL:     o.leaseTTL,
+		SweepIdle:    o.sweepIdle,
+		ListingLag:   o.listingLag,
+
+		PostCallBackoff: o.postCallBackoff,
+		Signaller:       signaller,
+		Logger:          logger,
+
+		TwilioAuthToken: sins.Twilio.AuthToken(),
+		Timeouts:        o.timeouts,
+		Transcripts:     o.transcripts,
+
+		Getenv:            o.getenv,
+		LoopbackCallbacks: true,
+		Callbacks:         o.callbacks,
+		Codec:             testCodec,
+		CodecOrigin:       testUIOrigin,
+		CatalogFile:       o.catalogFile.reader(),
+		CatalogPoll:       o.catalogPoll,
+	})
+	require.NoError(t, err)
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = svc.Stop(stopCtx)
+		})
+	}
+	t.Cleanup(stop)
+	return &env{
+		svc: svc,
+		t:   t,
+		ctx: ctx,
+		// Every exchange is checked against api/openapi.yaml.
+		agent:     apiclient.New(svc.URL(), tools.DemoAgentKey, apiclient.Options{HTTPClient: openAPIClient(t)}),
+		ops:       apiclient.New(svc.URL(), tools.DemoOpsKey, apiclient.Options{HTTPClient: openAPIClient(t)}),
+		url:       svc.URL(),
+		store:     st,
+		standins:  sins,
+		temporal:  tc,
+		session:   session,
+		taskQueue: taskQueue,
+		stop:      stop,
+	}
+}
+
+func randomID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// key returns an operation key unique to this test.
+func (e *env) key(name string) string {
+	return fmt.Sprintf("%s:%s", e.session, name)
+}
+
+// sessionFacts are what the agent runtime states about every test call.
+var sessionFacts = map[string]string{"caller_number": "+14155550100", "tenant_id": "t_100"}
+
+// invoke calls a tool in the test's session.
+func (e *env) invoke(tool, key, args string) (apiclient.Response, error) {
+	req := invokeRequest(e.session, tool, key, args)
+	req.SessionContext = sessionFacts
+	return e.agent.Invoke(e.ctx, req)
+}
+
+// describeSchedule reads a schedule maestro created. Describing one queries
+// its scheduler workflow, which a loaded machine may not answer within one
+// RPC's deadline, so it asks again for a while.
+func (e *env) describeSchedule(id string) *client.ScheduleDescription {
+	e.t.Helper()
+	var desc *client.ScheduleDescription
+	var err error
+	require.Eventually(e.t, func() bool {
+		desc, err = e.temporal.ScheduleClient().GetHandle(e.ctx, id).Describe(e.ctx)
+		return err == nil
+	}, time.Minute, 100*time.Millisecond, "schedule %s exists", id)
+	return desc
+}

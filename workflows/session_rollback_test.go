@@ -1,0 +1,112 @@
+package workflows
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+// inFlight is the sequence a caller's "never mind" makes: a work order
+// still being created (its effect in progress) above an older one.
+var inFlight = []UndoStep{
+	{UndoID: "undo_b", Tool: "cancel_work_order", OperationKey: "wo-slow", Seq: 2, Unsettled: true},
+	{UndoID: "undo_a", Tool: "cancel_work_order", OperationKey: "wo-done", Seq: 1},
+}
+
+// callRecorded signals a call's state at after.
+func (s *sessionSuite) callRecorded(key string, state mt.InvocationState, after time.Duration) {
+	s.env.RegisterDelayedCallback(func() {
+		s.env.SignalWorkflow(SignalCallRecorded, CallRecord{InvocationID: "inv_" + key, OperationKey: key, Tool: "create_work_order", State: state})
+	}, after)
+}
+
+// mark records the ledger steps of a rollback in the order they ran.
+func (s *sessionSuite) mark(name string) func(context.Context, string) error {
+	return func(context.Context, string) error {
+		s.ran = append(s.ran, name)
+		return nil
+	}
+}
+
+func (s *sessionSuite) compensateAt(settledAt time.Time, unsettled string) func(context.Context, UndoStep) (UndoOutcome, error) {
+	return func(_ context.Context, st UndoStep) (UndoOutcome, error) {
+		s.ran = append(s.ran, st.UndoID)
+		if st.UndoID == unsettled && s.env.Now().Before(settledAt) {
+			return UndoOutcome{UndoStep: st, Status: UndoPending, Summary: "the outcome of " + st.OperationKey + " is still unknown"}, nil
+		}
+		return UndoOutcome{UndoStep: st, Status: UndoCompensated}, nil
+	}
+}
+
+func (s *sessionSuite) TestRollbackWaitsForTheCallInFlightThenUndoesIt() {
+	start := s.env.Now()
+	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Once()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
+	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
+	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+
+	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute, func(v any, err error) {
+		s.NoError(err)
+		res := v.(RollbackResult)
+		s.False(res.Halted, "%+v", res)
+		s.Len(res.Steps, 2)
+		s.Equal(UndoCompensated, res.Steps[0].Status, "what settled during the wait is undone, newest first")
+		s.GreaterOrEqual(s.env.Now().Sub(start), time.Minute+6*time.Second, "the rollback waited for the call")
+		s.Less(s.env.Now().Sub(start), time.Minute+DefaultRollbackWait, "and no longer than it took")
+	})
+	s.env.RegisterDelayedCallback(func() {
+		s.Equal(mt.SessionRollingBack, s.view().State)
+		s.Equal([]string{"begin"}, s.ran, "the session closed before the wait, and nothing ran yet")
+	}, time.Minute+3*time.Second)
+	s.callRecorded("wo-slow", mt.InvocationSucceeded, time.Minute+6*time.Second)
+	s.env.RegisterDelayedCallback(func() { s.Equal(mt.SessionActive, s.view().State) }, 2*time.Minute)
+	s.endCall(3 * time.Minute)
+
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1"})
+
+	s.NoError(s.env.GetWorkflowError())
+	s.Equal([]string{"begin", "undo_b", "undo_a", "end"}, s.ran)
+}
+
+func (s *sessionSuite) TestUnsettledAfterTheWaitHaltsAndARetryUndoesIt() {
+	start := s.env.Now()
+	wait := 10 * time.Second
+	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Twice()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight[:1], nil).Once()
+	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(2*time.Minute), "undo_b")).Twice()
+	s.env.OnActivity(ActivitySessionHalt, mock.Anything, mock.MatchedBy(func(h HaltInput) bool {
+		return h.Step == "undo_b: cancel_work_order"
+	})).Return(nil).Once()
+	s.env.OnActivity(ActivitySessionResolve, mock.Anything, mock.MatchedBy(func(r ResolveRequest) bool { return r.Retry }), "s1").Return(nil).Once()
+	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+
+	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a"}, time.Minute, func(v any, err error) {
+		s.NoError(err)
+		res := v.(RollbackResult)
+		s.True(res.Halted)
+		s.Equal("undo_b: cancel_work_order", res.FailedStep, "the halt names the unsettled effect's step")
+		s.Equal(UndoPending, res.Steps[0].Status)
+		s.Equal(time.Minute+wait, s.env.Now().Sub(start), "it waited the configured bound")
+	})
+	s.env.RegisterDelayedCallback(func() { s.Equal(mt.SessionHalted, s.view().State) }, 90*time.Second)
+	s.update(UpdateResolve, ResolveRequest{Actor: "operator:ops", Reason: "the work order came through", Retry: true}, 3*time.Minute, func(v any, err error) {
+		s.NoError(err)
+		view := v.(SessionView)
+		s.Equal(mt.SessionActive, view.State)
+		s.Len(view.Rollbacks, 2)
+		s.False(view.Rollbacks[1].Halted)
+		s.Equal(UndoCompensated, view.Rollbacks[1].Steps[0].Status)
+	})
+	s.endCall(4 * time.Minute)
+
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1", RollbackWait: wait})
+
+	s.NoError(s.env.GetWorkflowError())
+	s.Equal([]string{"begin", "undo_b", "begin", "undo_b", "end"}, s.ran, "nothing after the unsettled step; the retry runs it once")
+}
