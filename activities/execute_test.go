@@ -31,6 +31,7 @@ type fixture struct {
 	store    ledger.Store
 	raw      *sql.DB
 	standins *standin.Set
+	conns    connectors.Set
 	env      *testsuite.TestActivityEnvironment
 	n        int
 }
@@ -67,7 +68,7 @@ func setupCatalog(t *testing.T, catalog []byte) *fixture {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	acts.Register(env)
-	return &fixture{t: t, ctx: t.Context(), store: st, raw: raw, standins: sins, env: env}
+	return &fixture{t: t, ctx: t.Context(), store: st, raw: raw, standins: sins, conns: conns, env: env}
 }
 
 // approvedRefund records a gated refund and approves it with the given

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
 	"github.com/maestro-run/maestro/internal/failpoint"
@@ -77,7 +79,13 @@ func (a *Activities) Compensate(ctx context.Context, step workflows.UndoStep) (w
 	}
 
 	tool, in, err := a.compensationCall(ctx, entry, eff)
-	if err != nil {
+	var passing *temporal.ApplicationError
+	switch {
+	case errors.As(err, &passing) && !passing.NonRetryable():
+		// The ledger did not answer: the undo entry stays as it is, and
+		// Temporal retries the step.
+		return out, err
+	case err != nil:
 		return a.undoDone(ctx, out, ledger.UndoFailed, err.Error(), nil)
 	}
 	if tool.Effect == mt.EffectMoney {
@@ -124,13 +132,16 @@ func (a *Activities) compensationCall(ctx context.Context, entry ledger.UndoEntr
 	if eff.InvocationID != "" {
 		inv, err := a.cfg.Store.InvocationGet(ctx, eff.InvocationID)
 		if err != nil {
-			return nil, workflows.ExecuteInput{}, fmt.Errorf("error reading the invocation's catalog version; nothing was run: %w", err)
+			return nil, workflows.ExecuteInput{}, retryable(ErrTypeLedger, fmt.Errorf("error reading the invocation's catalog version: %w", err))
 		}
 		version = inv.CatalogVersion
 	}
 	cat, err := a.cfg.Catalog.At(ctx, version)
-	if err != nil {
+	if errors.Is(err, tools.ErrVersionUnknown) {
 		return nil, workflows.ExecuteInput{}, fmt.Errorf("the catalog the effect ran under cannot be loaded; nothing was run: %w", err)
+	}
+	if err != nil {
+		return nil, workflows.ExecuteInput{}, retryable(ErrTypeLedger, err)
 	}
 	original, ok := cat.Tool(snap.Tool)
 	if !ok || original.Compensation == nil {

@@ -53,3 +53,12 @@ func (c *Client) ReloadCatalog(ctx context.Context) (apitype.CatalogReload, erro
 	}
 	return out, nil
 }
+
+// CatalogVersions returns which catalog version the processes follow, the
+// one the answering process serves, and the recent activations (operator
+// key).
+func (c *Client) CatalogVersions(ctx context.Context) (apitype.CatalogVersions, error) {
+	var out apitype.CatalogVersions
+	_, _, err := c.do(ctx, http.MethodGet, "/v1/catalog/versions", nil, &out)
+	return out, err
+}

@@ -132,6 +132,26 @@ func (r *Refusal) Error() string {
 	return fmt.Sprintf("refused (%s): %s", r.Observation.Code, r.Observation.Summary)
 }
 
+// CatalogVersions answers GET /v1/catalog/versions: the version every
+// process on the ledger converges on, the one this process serves, and
+// when each recent version became current.
+type CatalogVersions struct {
+	// Current is the version activated last, which every process follows.
+	Current string `json:"current"`
+	// Served is the version the answering process serves: it differs from
+	// Current for the few seconds a process takes to follow a reload, or
+	// while its own file is another version (its /readyz says so).
+	Served string `json:"served"`
+	// Activations are the most recent activations, newest first.
+	Activations []CatalogActivation `json:"activations"`
+}
+
+// CatalogActivation is one time a catalog version became current.
+type CatalogActivation struct {
+	Version     string    `json:"version"`
+	ActivatedAt time.Time `json:"activated_at"`
+}
+
 // CatalogReload answers POST /v1/catalog/reload: the process re-read its
 // catalog file and either swapped to it (200) or, the file breaking some
 // rule, kept the catalog it had (422, Violations listing every problem).

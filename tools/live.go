@@ -50,7 +50,9 @@ type Live struct {
 }
 
 // NewLive returns a Live serving c. fetch reads a version's file from
-// where versions are kept. Optional: nil knows only the versions held here.
+// where versions are kept, and wraps ErrVersionUnknown when none is kept
+// under that version; any other error is taken as passing, so At's caller
+// may retry. Optional: nil knows only the versions held here.
 func NewLive(c *Catalog, fetch func(ctx context.Context, version string) ([]byte, error)) *Live {
 	l := &Live{fetch: fetch, seen: map[string]*Catalog{c.hash: c}}
 	l.cur.Store(c)
@@ -89,11 +91,13 @@ func (l *Live) At(ctx context.Context, version string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error reading catalog version %s: %w", version, err)
 	}
+	// A recorded file that no longer loads, or loads as another version,
+	// stays so: retrying cannot help.
 	if c, err = Load(data); err != nil {
-		return nil, fmt.Errorf("error loading catalog version %s: %w", version, err)
+		return nil, fmt.Errorf("%w: %s does not load: %w", ErrVersionUnknown, version, err)
 	}
 	if c.hash != version {
-		return nil, fmt.Errorf("error loading catalog version %s: the recorded file hashes to %s", version, c.hash)
+		return nil, fmt.Errorf("%w: %s: the recorded file hashes to %s", ErrVersionUnknown, version, c.hash)
 	}
 	l.mu.Lock()
 	l.seen[version] = c

@@ -44,8 +44,10 @@ func TestLiveServesEachVersionItHeldAndLoadsOthersFromTheirFile(t *testing.T) {
 
 	_, err = live.At(ctx, "forged")
 	require.ErrorContains(t, err, "the recorded file hashes to "+v2.Hash())
+	require.ErrorIs(t, err, tools.ErrVersionUnknown, "a file that loads as another version never will")
 	_, err = live.At(ctx, "missing")
 	require.ErrorContains(t, err, "not recorded")
+	require.NotErrorIs(t, err, tools.ErrVersionUnknown, "a source that did not answer may on a retry")
 
 	_, err = tools.NewLive(v1, nil).At(ctx, v2.Hash())
 	require.ErrorIs(t, err, tools.ErrVersionUnknown)

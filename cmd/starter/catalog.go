@@ -63,7 +63,7 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		},
 	}
 	initCmd.Flags().BoolVar(&force, "force", false, "overwrite path if it exists")
-	cmd.AddCommand(initCmd, newCatalogReloadCmd(g))
+	cmd.AddCommand(initCmd, newCatalogReloadCmd(g), newCatalogVersionsCmd(g))
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,36 @@ func newCatalogReloadCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "reloaded: catalog %s (was %s)\n", short(out.Version), short(out.Previous))
 			return nil
+		},
+	}
+}
+
+func newCatalogVersionsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "versions",
+		Short: "List the catalog versions maestro's processes followed (operator key)",
+		Long: "versions prints the catalog version every process on the ledger follows\n" +
+			"(the one activated last), the version the process at --url serves, and\n" +
+			"the last 50 activations, newest first. A process serves another version\n" +
+			"than the current one for a few seconds after a reload, or while its own\n" +
+			"catalog file differs (its /readyz then reports catalog_drift).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := g.client().CatalogVersions(cmd.Context())
+			if err != nil {
+				return refusalOr(cmd, g, err)
+			}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), out)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "current %s; this process serves %s\n", short(out.Current), short(out.Served))
+			tw := newTable(w)
+			fmt.Fprintln(tw, "VERSION\tACTIVATED")
+			for _, a := range out.Activations {
+				fmt.Fprintf(tw, "%s\t%s\n", short(a.Version), a.ActivatedAt.Local().Format(time.DateTime))
+			}
+			return tw.Flush()
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -345,17 +346,29 @@ func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	require.NoError(t, err)
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
-	serving := make(chan struct{})
+	// The scan ends when the process closes its stdout, so a process that
+	// exits before serving fails the test at once instead of at its
+	// deadline.
+	serving, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), "maestro is serving") {
 				close(serving)
+				break
 			}
 		}
+		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	select {
 	case <-serving:
+	case <-exited:
+		select {
+		case <-serving:
+		default:
+			t.Fatalf("maestro exited before serving:\n%s", stderr.String())
+		}
 	case <-t.Context().Done():
 		t.Fatalf("maestro did not start:\n%s", stderr.String())
 	}

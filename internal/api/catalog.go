@@ -1,9 +1,12 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 
+	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -28,4 +31,26 @@ func (s *Server) handleCatalogReload(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Info("catalog reloaded", "op", operatorFrom(r.Context()).ID, "version", res.Version, "previous", res.Previous, "changed", res.Changed)
 		writeJSON(w, http.StatusOK, res)
 	}
+}
+
+// catalogHistory is how many activations GET /v1/catalog/versions lists.
+const catalogHistory = 50
+
+// handleCatalogVersions lists the recent catalog activations, so an
+// operator can see which version every process follows and since when.
+func (s *Server) handleCatalogVersions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.cfg.Store.CatalogActivationList(r.Context(), catalogHistory)
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		s.cfg.Logger.Error("listing catalog versions failed", "err", err)
+		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	out := apitype.CatalogVersions{Served: s.cfg.Catalog.Load().Hash(), Activations: make([]apitype.CatalogActivation, 0, len(list))}
+	for _, a := range list {
+		out.Activations = append(out.Activations, apitype.CatalogActivation(a))
+	}
+	if len(list) > 0 {
+		out.Current = list[0].Version
+	}
+	writeJSON(w, http.StatusOK, out)
 }

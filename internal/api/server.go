@@ -183,6 +183,7 @@ var Routes = []string{
 	"POST /v1/approvals/{id}/modify",
 	"GET /v1/audit",
 	"POST /v1/catalog/reload",
+	"GET /v1/catalog/versions",
 	"GET /v1/metrics",
 	"GET /v1/reconciliations",
 	"GET /v1/reconciliations/{key}",
@@ -219,6 +220,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/approvals/{id}/modify", s.opsOnly(s.handleDecide(ledger.DecisionModify)))
 	s.mux.HandleFunc("GET /v1/audit", s.opsOnly(s.handleAudit))
 	s.mux.HandleFunc("POST /v1/catalog/reload", s.opsOnly(s.handleCatalogReload))
+	s.mux.HandleFunc("GET /v1/catalog/versions", s.opsOnly(s.handleCatalogVersions))
 	s.mux.HandleFunc("GET /v1/metrics", s.opsOnly(handleMetrics))
 	s.mux.HandleFunc("GET /v1/reconciliations", s.opsOnly(s.handleListReconciliations))
 	s.mux.HandleFunc("GET /v1/reconciliations/{key}", s.opsOnly(s.handleGetReconciliation))

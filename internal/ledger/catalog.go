@@ -66,3 +66,25 @@ func (l *ledger) CatalogVersionSource(ctx context.Context, version string) ([]by
 	}
 	return src, nil
 }
+
+// CatalogActivationList returns the last limit activations, newest first:
+// which catalog version became current when. The first is current.
+func (l *ledger) CatalogActivationList(ctx context.Context, limit int) ([]CatalogActivation, error) {
+	rows, err := l.db.QueryContext(ctx, l.query("CatalogActivationList"), limit)
+	if err != nil {
+		return nil, fmt.Errorf("error listing catalog activations: %w", err)
+	}
+	defer rows.Close()
+	out := []CatalogActivation{}
+	for rows.Next() {
+		var a CatalogActivation
+		if err := rows.Scan(&a.Version, timeCol{&a.ActivatedAt}); err != nil {
+			return nil, fmt.Errorf("error scanning a catalog activation: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("error listing catalog activations: %w", err)
+	}
+	return out, nil
+}

@@ -90,6 +90,9 @@ type Store interface {
 	// CatalogVersionSource returns the file of a recorded version, so a
 	// process can run work admitted under a version it never loaded.
 	CatalogVersionSource(ctx context.Context, version string) ([]byte, error)
+	// CatalogActivationList returns the last limit activations, newest
+	// first: the history of which version was current when.
+	CatalogActivationList(ctx context.Context, limit int) ([]CatalogActivation, error)
 
 	RefusalInsert(ctx context.Context, r Refusal) error
 	// RefusalList returns the most recent refusals, newest first.
@@ -399,6 +402,12 @@ type Store interface {
 	// rollback ran (key "undo-{undo_id}", the entry's compensation tool) is
 	// authorised by the rollback and not audited against approvals.
 	AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error)
+}
+
+// CatalogActivation is one time a catalog version became current.
+type CatalogActivation struct {
+	Version     string
+	ActivatedAt time.Time
 }
 
 // CatalogVersion is a catalog file as the ledger keeps it: Version is the

@@ -139,6 +139,17 @@ func TestCatalogReloadAddsACallableTool(t *testing.T) {
 	again, err := e.ops.ReloadCatalog(e.ctx)
 	require.NoError(t, err)
 	require.False(t, again.Changed)
+
+	// The history lists both versions, the new one current and served.
+	versions, err := e.ops.CatalogVersions(e.ctx)
+	require.NoError(t, err)
+	require.Equal(t, res.Version, versions.Current)
+	require.Equal(t, res.Version, versions.Served)
+	require.Len(t, versions.Activations, 2, "a reload of the same file adds nothing")
+	require.Equal(t, res.Version, versions.Activations[0].Version)
+	require.Equal(t, v1, versions.Activations[1].Version)
+	_, err = e.agent.CatalogVersions(e.ctx)
+	requireRefusal(t, err, http.StatusUnauthorized, mt.CodeUnauthorized)
 }
 
 func TestCatalogReloadRefusesABadFileAndChangesNothing(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -68,6 +69,9 @@ func (d *Server) start(ctx context.Context) (err error) {
 	}
 	if err := checkKeys(cfg, d.Catalog); err != nil {
 		return &StartError{What: "checking the catalog " + catalogName(cfg), Err: err, Fix: demoKeysFix}
+	}
+	if v := fenceViolations(d.Catalog); len(v) > 0 {
+		return &StartError{What: "checking the catalog " + catalogName(cfg), Err: errors.New(strings.Join(v, "\n")), Fix: fenceFix}
 	}
 	// Listen before waiting for PostgreSQL and Temporal, so /readyz can say
 	// which one is missing, and before the connectors exist: in dev mode

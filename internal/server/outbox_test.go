@@ -58,10 +58,11 @@ func (l *lossySignaller) counts() (dropped, delivered int) {
 // runs: the outbox delivers the wake-up and renews the unspent token.
 func TestApprovedCallRunsWhenItsSignalIsLostPastTheTokenLifetime(t *testing.T) {
 	t.Parallel()
-	// The token must outlive the renewed wake-up's trip through Temporal
+	// The renewed token must outlive the wake-up's trip through Temporal
 	// to the executor on a loaded two-core machine running every package's
-	// tests at once; the loss must outlive the token.
-	const ttl = 10 * time.Second
+	// tests at once (10 s was once too short there); the loss must outlive
+	// the token.
+	const ttl = 30 * time.Second
 	lossy := &lossySignaller{lost: workflows.SignalApprovalDecided,
 		dropping: func(first time.Time) bool { return time.Since(first) < ttl+time.Second }}
 	e := setup(t, func(o *options) {

@@ -151,3 +151,18 @@ func TestStartRefusesDemoKeysOutsideDevMode(t *testing.T) {
 	require.ErrorContains(t, se.Err, `authenticate operator "demo-manager";`)
 	require.NotContains(t, se.Err.Error(), "voice-agent")
 }
+
+// TestStartRefusesACatalogTheFenceRefuses: a start runs the fence a reload
+// runs, so a catalog that starts is never refused on its first reload.
+func TestStartRefusesACatalogTheFenceRefuses(t *testing.T) {
+	t.Parallel()
+	doc, err := tools.ReplacingDemoKeys(tools.DemoCatalogYAML, "agent-key", "ops-key")
+	require.NoError(t, err)
+	noNotice := strings.Replace(string(doc),
+		"    safety_notice: >-\n      {{if eq .Args.urgency \"emergency\"}}If this is an emergency, hang up and dial 911.{{end}}\n", "", 1)
+	require.NotEqual(t, string(doc), noNotice)
+	se := startProduction(t, []byte(noNotice), server.Providers{})
+	require.True(t, strings.HasPrefix(se.What, "checking the catalog "), se.What)
+	require.ErrorContains(t, se.Err, "fence: escalate_to_human: emergency-without-notice")
+	require.Contains(t, se.Fix, "cmd/eval catalog check")
+}

@@ -59,6 +59,13 @@ func (s *Core) checkCatalog(cat *tools.Catalog) []string {
 			out = append(out, leaves(err)...)
 		}
 	}
+	return append(out, fenceViolations(cat)...)
+}
+
+// fenceViolations runs the structural fence over a catalog: a start runs
+// it as a reload does, so a catalog that starts is never refused on reload.
+func fenceViolations(cat *tools.Catalog) []string {
+	var out []string
 	for _, v := range eval.FenceCatalog(cat) {
 		out = append(out, "fence: "+v.String())
 	}

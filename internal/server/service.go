@@ -245,7 +245,7 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 	}
 	s := &Core{done: make(chan error, 1), drain: cfg.DrainTimeout, logger: cfg.Logger,
 		store: cfg.Store, catalogFile: cfg.CatalogFile, checkStart: cfg.CheckCatalog, catalogPoll: cfg.CatalogPoll}
-	s.live = tools.NewLive(cfg.Catalog, cfg.Store.CatalogVersionSource)
+	s.live = tools.NewLive(cfg.Catalog, catalogVersionSource(cfg.Store))
 	s.ready = &readyCheck{store: cfg.Store, temporal: cfg.Temporal, catalog: s.catalogState}
 	// The API needs the activities too: it settles reconciliations and
 	// finishes stranded invocations itself.
@@ -469,4 +469,17 @@ func RegistryRows(c *tools.Catalog) []ledger.ToolRegistryRow {
 		}
 	}
 	return out
+}
+
+// catalogVersionSource reads a catalog version's file from the ledger,
+// saying ErrVersionUnknown where the ledger keeps none, so a caller tells
+// a version that will never load from a ledger that did not answer.
+func catalogVersionSource(st ledger.Store) func(context.Context, string) ([]byte, error) {
+	return func(ctx context.Context, version string) ([]byte, error) {
+		src, err := st.CatalogVersionSource(ctx, version)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s is not in the ledger", tools.ErrVersionUnknown, version)
+		}
+		return src, err
+	}
 }

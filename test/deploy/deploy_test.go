@@ -59,11 +59,14 @@ func service(t *testing.T, p *types.Project, name string) types.ServiceConfig {
 	return s
 }
 
+// maestroServices are the compose services that run maestro, one per role.
+var maestroServices = []string{"maestro-api", "maestro-worker"}
+
 func TestComposeShape(t *testing.T) {
 	t.Parallel()
 	project, err := load(t.Context(), t, readCompose(t), requiredEnv())
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"postgres", "temporal-schema", "temporal", "temporal-namespace", "maestro"}, project.ServiceNames())
+	require.ElementsMatch(t, append([]string{"postgres", "temporal-schema", "temporal", "temporal-namespace"}, maestroServices...), project.ServiceNames())
 
 	postgres := service(t, project, "postgres")
 	require.Equal(t, "postgres:16", postgres.Image)
@@ -75,28 +78,40 @@ func TestComposeShape(t *testing.T) {
 		Volume: &types.ServiceVolumeVolume{},
 	})
 
-	maestro := service(t, project, "maestro")
-	require.NotNil(t, maestro.Build)
-	require.Equal(t, project.WorkingDir, maestro.Build.Context)
-	require.FileExists(t, filepath.Join(maestro.Build.Context, maestro.Build.Dockerfile))
-	require.ElementsMatch(t, []string{"postgres", "temporal", "temporal-namespace"}, maestro.GetDependencies())
-	require.Equal(t, types.ServiceConditionHealthy, maestro.DependsOn["postgres"].Condition)
-	require.Equal(t, types.ServiceConditionHealthy, maestro.DependsOn["temporal"].Condition)
-	require.Equal(t, types.ServiceConditionCompletedSuccessfully, maestro.DependsOn["temporal-namespace"].Condition,
-		"maestro's workers need the namespace to exist")
+	for _, name := range maestroServices {
+		maestro := service(t, project, name)
+		require.NotNil(t, maestro.Build, name)
+		require.Equal(t, project.WorkingDir, maestro.Build.Context)
+		require.FileExists(t, filepath.Join(maestro.Build.Context, maestro.Build.Dockerfile))
+		require.ElementsMatch(t, []string{"postgres", "temporal", "temporal-namespace"}, maestro.GetDependencies(), name)
+		require.Equal(t, types.ServiceConditionHealthy, maestro.DependsOn["postgres"].Condition)
+		require.Equal(t, types.ServiceConditionHealthy, maestro.DependsOn["temporal"].Condition)
+		require.Equal(t, types.ServiceConditionCompletedSuccessfully, maestro.DependsOn["temporal-namespace"].Condition,
+			"%s needs the namespace to exist", name)
 
-	require.Equal(t, "postgres://maestro:s3cret@postgres:5432/maestro?sslmode=disable", env(t, maestro, "DATABASE_URL"))
-	require.Equal(t, "temporal:7233", env(t, maestro, "TEMPORAL_ADDRESS"))
-	require.Equal(t, "0.0.0.0:8080", env(t, maestro, "MAESTRO_HTTP_ADDR"))
-	require.Equal(t, requiredEnv()["MAESTRO_CODEC_KEYS"], env(t, maestro, "MAESTRO_CODEC_KEYS"))
+		require.Equal(t, "postgres://maestro:s3cret@postgres:5432/maestro?sslmode=disable", env(t, maestro, "DATABASE_URL"))
+		require.Equal(t, "temporal:7233", env(t, maestro, "TEMPORAL_ADDRESS"))
+		require.Equal(t, "0.0.0.0:8080", env(t, maestro, "MAESTRO_HTTP_ADDR"))
+		require.Equal(t, requiredEnv()["MAESTRO_CODEC_KEYS"], env(t, maestro, "MAESTRO_CODEC_KEYS"))
 
-	catalog := env(t, maestro, "MAESTRO_CATALOG")
-	require.Contains(t, maestro.Configs, types.ServiceConfigObjConfig{Source: "catalog", Target: catalog})
+		catalog := env(t, maestro, "MAESTRO_CATALOG")
+		require.Contains(t, maestro.Configs, types.ServiceConfigObjConfig{Source: "catalog", Target: catalog})
+	}
 	require.Contains(t, project.Configs, "catalog")
 
-	require.Len(t, maestro.Ports, 1)
-	require.Equal(t, uint32(8080), maestro.Ports[0].Target)
-	require.Equal(t, "8080", maestro.Ports[0].Published)
+	// One API process takes the agents' calls; the workers, two to start
+	// with, run them and publish nothing.
+	api := service(t, project, "maestro-api")
+	require.Equal(t, string(server.RoleAPI), env(t, api, "MAESTRO_ROLE"))
+	require.Len(t, api.Ports, 1)
+	require.Equal(t, uint32(8080), api.Ports[0].Target)
+	require.Equal(t, "8080", api.Ports[0].Published)
+	worker := service(t, project, "maestro-worker")
+	require.Equal(t, string(server.RoleWorker), env(t, worker, "MAESTRO_ROLE"))
+	require.Empty(t, worker.Ports)
+	require.NotNil(t, worker.Deploy)
+	require.NotNil(t, worker.Deploy.Replicas)
+	require.Equal(t, 2, *worker.Deploy.Replicas)
 }
 
 // temporalLine is the major.minor of the Temporal server module maestro
@@ -121,7 +136,6 @@ func TestComposeRunsTemporalFromItsCurrentImages(t *testing.T) {
 	schemaJob := service(t, project, "temporal-schema")
 	temporal := service(t, project, "temporal")
 	namespaceJob := service(t, project, "temporal-namespace")
-	maestro := service(t, project, "maestro")
 
 	line := temporalLine(t)
 	tag := regexp.MustCompile(`^temporalio/(server|admin-tools):(\d+\.\d+)\.\d+$`)
@@ -177,8 +191,11 @@ func TestComposeRunsTemporalFromItsCurrentImages(t *testing.T) {
 	// The namespace job registers the namespace maestro runs in.
 	require.Equal(t, types.ServiceConditionHealthy, namespaceJob.DependsOn["temporal"].Condition)
 	require.Equal(t, "temporal:7233", env(t, namespaceJob, "TEMPORAL_ADDRESS"))
-	require.Equal(t, env(t, maestro, "TEMPORAL_ADDRESS"), env(t, namespaceJob, "TEMPORAL_ADDRESS"))
-	require.Equal(t, env(t, maestro, "TEMPORAL_NAMESPACE"), env(t, namespaceJob, "TEMPORAL_NAMESPACE"))
+	for _, name := range maestroServices {
+		maestro := service(t, project, name)
+		require.Equal(t, env(t, maestro, "TEMPORAL_ADDRESS"), env(t, namespaceJob, "TEMPORAL_ADDRESS"))
+		require.Equal(t, env(t, maestro, "TEMPORAL_NAMESPACE"), env(t, namespaceJob, "TEMPORAL_NAMESPACE"))
+	}
 	script = strings.Join(append(append([]string{}, namespaceJob.Entrypoint...), namespaceJob.Command...), " ")
 	require.Contains(t, script, `temporal operator namespace create --address "$TEMPORAL_ADDRESS" -n "$TEMPORAL_NAMESPACE"`)
 
@@ -186,7 +203,9 @@ func TestComposeRunsTemporalFromItsCurrentImages(t *testing.T) {
 	withNamespace["TEMPORAL_NAMESPACE"] = "maestro-prod"
 	project, err = load(t.Context(), t, readCompose(t), withNamespace)
 	require.NoError(t, err)
-	require.Equal(t, "maestro-prod", env(t, service(t, project, "maestro"), "TEMPORAL_NAMESPACE"))
+	for _, name := range maestroServices {
+		require.Equal(t, "maestro-prod", env(t, service(t, project, name), "TEMPORAL_NAMESPACE"))
+	}
 	require.Equal(t, "maestro-prod", env(t, service(t, project, "temporal-namespace"), "TEMPORAL_NAMESPACE"))
 }
 
@@ -223,12 +242,14 @@ func TestComposeSuppliesWhatTheCatalogRequires(t *testing.T) {
 	}
 	project, err = load(t.Context(), t, readCompose(t), env)
 	require.NoError(t, err)
-	maestro := service(t, project, "maestro")
-	for _, s := range settings {
-		require.Equal(t, "value-of-"+s.Env, valueOf(maestro, s.Env), "compose does not pass %s, which tools %v need", s.Env, s.Tools)
-	}
-	for _, name := range append(httpTokens, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MAESTRO_PUBLIC_URL") {
-		require.Equal(t, "value-of-"+name, valueOf(maestro, name), "compose does not pass %s", name)
+	for _, svc := range maestroServices {
+		maestro := service(t, project, svc)
+		for _, s := range settings {
+			require.Equal(t, "value-of-"+s.Env, valueOf(maestro, s.Env), "compose does not pass %s to %s, which tools %v need", s.Env, svc, s.Tools)
+		}
+		for _, name := range append(httpTokens, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MAESTRO_PUBLIC_URL") {
+			require.Equal(t, "value-of-"+name, valueOf(maestro, name), "compose does not pass %s to %s", name, svc)
+		}
 	}
 
 	// Nothing the catalog leaves unused is demanded: with only the
@@ -236,9 +257,10 @@ func TestComposeSuppliesWhatTheCatalogRequires(t *testing.T) {
 	// unset for maestro to judge against the catalog.
 	project, err = load(t.Context(), t, readCompose(t), requiredEnv())
 	require.NoError(t, err)
-	maestro = service(t, project, "maestro")
-	for _, s := range settings {
-		require.Empty(t, valueOf(maestro, s.Env), "compose invents a value for %s", s.Env)
+	for _, svc := range maestroServices {
+		for _, s := range settings {
+			require.Empty(t, valueOf(service(t, project, svc), s.Env), "compose invents a value for %s in %s", s.Env, svc)
+		}
 	}
 
 	// Another catalog is mounted when named.
@@ -276,7 +298,7 @@ func TestComposeRejects(t *testing.T) {
 	}{
 		"dangling depends_on": {
 			edit: func(model map[string]any) {
-				maestro := model["services"].(map[string]any)["maestro"].(map[string]any)
+				maestro := model["services"].(map[string]any)["maestro-worker"].(map[string]any)
 				maestro["depends_on"].(map[string]any)["ghost"] = map[string]any{"condition": "service_started"}
 			},
 			wantErr: `depends on undefined service "ghost"`,

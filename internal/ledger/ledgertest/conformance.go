@@ -1178,6 +1178,23 @@ func testToolRegistry(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Equal(t, "h1", current)
 		require.Error(t, s.CatalogActivate(ctx, ledger.CatalogVersion{Version: "h3"}, nil), "a version needs its file")
+
+		// The history: each activation, newest first; a refused one and a
+		// repeat of the current version add nothing.
+		require.NoError(t, s.CatalogActivate(ctx, v1, []ledger.ToolRegistryRow{lookup}))
+		history, err := s.CatalogActivationList(ctx, 10)
+		require.NoError(t, err)
+		var versions []string
+		for _, a := range history {
+			versions = append(versions, a.Version)
+			require.False(t, a.ActivatedAt.IsZero())
+		}
+		require.Equal(t, []string{"h1", "h2", "h1"}, versions)
+		require.False(t, history[0].ActivatedAt.Before(history[1].ActivatedAt))
+		history, err = s.CatalogActivationList(ctx, 1)
+		require.NoError(t, err)
+		require.Len(t, history, 1)
+		require.Equal(t, "h1", history[0].Version)
 	})
 
 	t.Run("SyncRefusesARowWithoutCatalogHash", func(t *testing.T) {

@@ -18,3 +18,7 @@ WHERE $1::text IS DISTINCT FROM (SELECT version FROM catalog_activations ORDER B
 -- name: CatalogActivationCurrent
 SELECT version FROM catalog_activations ORDER BY id DESC LIMIT 1;
 
+
+-- name: CatalogActivationList
+-- The newest activations first: the head is the current version.
+SELECT version, activated_at FROM catalog_activations ORDER BY id DESC LIMIT $1;
