@@ -34,7 +34,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
-	cfg := devtemporal.Config{DataDir: t.TempDir(), Port: freePortBase(t)}
+	cfg := devtemporal.Config{DataDir: t.TempDir()}
 
 	srv := start(ctx, t, cfg)
 	c := dial(t, srv)
@@ -44,7 +44,9 @@ func TestStateSurvivesRestart(t *testing.T) {
 	c.Close()
 	require.NoError(t, srv.Stop())
 
-	// Same directory, same ports: a fresh server must find the finished run.
+	// Same directory: a fresh server must find the finished run. Each start
+	// takes ports found free then, since a test running alongside may have
+	// taken the ones the first server let go.
 	srv = start(ctx, t, cfg)
 	c = dial(t, srv)
 	defer c.Close()
@@ -70,7 +72,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 func start(ctx context.Context, t *testing.T, cfg devtemporal.Config) *devtemporal.Server {
 	t.Helper()
 	began := time.Now()
-	srv, err := devtemporal.Start(ctx, cfg)
+	srv, err := devtemporal.StartOnFreePort(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, srv.Stop()) })
 	t.Logf("server ready at %s in %s", srv.HostPort(), time.Since(began).Round(time.Millisecond))
@@ -106,11 +108,4 @@ func runGreet(ctx context.Context, t *testing.T, c client.Client, id, name strin
 	require.NoError(t, run.Get(ctx, &got))
 	require.Equal(t, "hello "+name, got)
 	return run.GetRunID()
-}
-
-func freePortBase(t *testing.T) int {
-	t.Helper()
-	port, err := devtemporal.FindFreePort()
-	require.NoError(t, err)
-	return port
 }

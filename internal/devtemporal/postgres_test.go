@@ -27,7 +27,10 @@ func TestPostgresWithShards(t *testing.T) {
 
 	pg := uniquePostgres(t)
 	pg.Shards = 3
-	cfg := devtemporal.Config{Port: freePortBase(t), Postgres: &pg}
+	// Each start takes ports found free then: the restart is on the same
+	// databases, and a test running alongside may have taken the ports the
+	// first server let go.
+	cfg := devtemporal.Config{Postgres: &pg}
 
 	srv := start(ctx, t, cfg)
 	c := dial(t, srv)
