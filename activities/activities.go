@@ -172,12 +172,9 @@ func (a *Activities) admittedTool(ctx context.Context, in *workflows.ExecuteInpu
 		}
 		in.CatalogVersion = inv.CatalogVersion
 	}
-	cat, err := a.cfg.Catalog.At(ctx, in.CatalogVersion)
-	if errors.Is(err, tools.ErrVersionUnknown) {
-		return nil, nonRetryable(workflows.ErrTypeInvariant, err)
-	}
+	cat, err := a.catalogAt(ctx, in.CatalogVersion)
 	if err != nil {
-		return nil, retryable(ErrTypeLedger, err)
+		return nil, err
 	}
 	in.CatalogVersion = cat.Hash()
 	t, ok := cat.Tool(in.Tool)
@@ -185,6 +182,20 @@ func (a *Activities) admittedTool(ctx context.Context, in *workflows.ExecuteInpu
 		return nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("tool %q is not in catalog version %s", in.Tool, cat.Hash()))
 	}
 	return t, nil
+}
+
+// catalogAt returns the catalog of a version. A version that will never
+// load is not worth retrying; a ledger that did not answer may answer the
+// retry.
+func (a *Activities) catalogAt(ctx context.Context, version string) (*tools.Catalog, error) {
+	cat, err := a.cfg.Catalog.At(ctx, version)
+	switch {
+	case errors.Is(err, tools.ErrVersionUnknown):
+		return nil, nonRetryable(workflows.ErrTypeInvariant, err)
+	case err != nil:
+		return nil, retryable(ErrTypeLedger, err)
+	}
+	return cat, nil
 }
 
 func (a *Activities) tool(name string) (*tools.Tool, error) {

@@ -136,12 +136,9 @@ func (a *Activities) compensationCall(ctx context.Context, entry ledger.UndoEntr
 		}
 		version = inv.CatalogVersion
 	}
-	cat, err := a.cfg.Catalog.At(ctx, version)
-	if errors.Is(err, tools.ErrVersionUnknown) {
-		return nil, workflows.ExecuteInput{}, fmt.Errorf("the catalog the effect ran under cannot be loaded; nothing was run: %w", err)
-	}
+	cat, err := a.catalogAt(ctx, version)
 	if err != nil {
-		return nil, workflows.ExecuteInput{}, retryable(ErrTypeLedger, err)
+		return nil, workflows.ExecuteInput{}, fmt.Errorf("the catalog the effect ran under cannot be loaded; nothing was run: %w", err)
 	}
 	original, ok := cat.Tool(snap.Tool)
 	if !ok || original.Compensation == nil {

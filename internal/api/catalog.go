@@ -1,12 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/admission"
-	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -40,7 +38,7 @@ const catalogHistory = 50
 // operator can see which version every process follows and since when.
 func (s *Server) handleCatalogVersions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.cfg.Store.CatalogActivationList(r.Context(), catalogHistory)
-	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+	if err != nil {
 		s.cfg.Logger.Error("listing catalog versions failed", "err", err)
 		writeRefusal(w, unavailableRefusal())
 		return
