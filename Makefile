@@ -11,8 +11,10 @@ PKGS := ./...
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-demo: ## run everything embedded, drive a scripted scenario through the API, exit 0
-	$(GO) run ./cmd/demo
+# DEMO_FLAGS=--hold leaves a refund for you to decide in the console.
+DEMO_FLAGS ?=
+demo: ## run everything embedded, drive a scripted scenario through the API, exit 0 (DEMO_FLAGS=--hold: then decide a refund in the console)
+	$(GO) run ./cmd/demo $(DEMO_FLAGS)
 
 run: ## start the long-running dev service (embedded Temporal, SQLite ledger, stand-ins)
 	$(GO) run ./cmd/worker --dev

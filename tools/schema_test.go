@@ -109,3 +109,20 @@ func TestCompileSchema(t *testing.T) {
 	_, err = tools.CompileSchema(json.RawMessage(`{"type":"array"}`))
 	require.ErrorContains(t, err, "type: object")
 }
+
+func TestSchemaFieldsDescribeTopLevelArguments(t *testing.T) {
+	t.Parallel()
+	s, err := tools.CompileSchema(json.RawMessage(`{"type":"object","required":["amount_cents"],"properties":{
+		"amount_cents":{"type":"integer","minimum":1,"maximum":50000,"description":"in cents"},
+		"reason":{"type":"string","minLength":1,"maxLength":500,"pattern":"^.+$"},
+		"kind":{"type":"string","enum":["full","partial"]},
+		"meta":{"type":"object"}}}`))
+	require.NoError(t, err)
+	require.Equal(t, []tools.Field{
+		{Name: "amount_cents", Description: "in cents", Type: "integer", Required: true, Minimum: "1", Maximum: "50000"},
+		{Name: "kind", Type: "string", Enum: []string{"full", "partial"}},
+		{Name: "meta"},
+		{Name: "reason", Type: "string", Pattern: "^.+$", MinLength: 1, MaxLength: 500},
+	}, s.Fields())
+	require.Nil(t, (*tools.Schema)(nil).Fields())
+}

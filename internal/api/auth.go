@@ -45,9 +45,35 @@ func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
 	return requireKey(s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)
 }
 
-// opsOnly admits requests carrying a valid operator key.
+// opsOnly admits requests carrying a valid operator key, or made in
+// process on behalf of an operator the caller signed in (see AsOperator).
 func (s *Server) opsOnly(next http.HandlerFunc) http.HandlerFunc {
-	return requireKey(s.cfg.Catalog.Load().OperatorByKey, operatorKey, "maestro-ops", "operator", next)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if op, ok := s.inProcessOperator(r); ok {
+			next(w, r.WithContext(AsOperator(r.Context(), op)))
+			return
+		}
+		requireKey(s.cfg.Catalog.Load().OperatorByKey, operatorKey, "maestro-ops", "operator", next)(w, r)
+	}
+}
+
+// AsOperator returns ctx carrying op as the authenticated operator of a
+// request handed to the server in process, by a caller that authenticated
+// the operator itself (the console signs operators in with their key and
+// keeps a session). Nothing arriving over the network can set it.
+func AsOperator(ctx context.Context, op *tools.Operator) context.Context {
+	return context.WithValue(ctx, operatorKey, op)
+}
+
+// inProcessOperator is the operator AsOperator set, checked against the
+// current catalog so an operator removed by a reload loses access at once.
+func (s *Server) inProcessOperator(r *http.Request) (*tools.Operator, bool) {
+	op := operatorFrom(r.Context())
+	if op == nil {
+		return nil, false
+	}
+	current, ok := s.cfg.Catalog.Load().Operator(op.ID)
+	return current, ok
 }
 
 func agentFrom(ctx context.Context) *tools.Agent {

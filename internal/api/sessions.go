@@ -35,7 +35,9 @@ type caller struct {
 func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller, ledger.Session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var c caller
-		if op, ok := s.cfg.Catalog.Load().OperatorByKey(bearer(r)); ok {
+		if op, ok := s.inProcessOperator(r); ok {
+			c = caller{actor: "operator:" + op.ID, operator: true}
+		} else if op, ok := s.cfg.Catalog.Load().OperatorByKey(bearer(r)); ok {
 			c = caller{actor: "operator:" + op.ID, operator: true}
 		} else if ag, ok := s.cfg.Catalog.Load().AgentByKey(bearer(r)); ok {
 			c = caller{actor: "agent:" + ag.ID, agentID: ag.ID}

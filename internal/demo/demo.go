@@ -5,6 +5,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,17 @@ type Config struct {
 	// TemporalPort for the embedded server. Optional: default 17233, away
 	// from a `make run` instance on 7233.
 	TemporalPort int
+	// HTTPAddr is where maestro serves its API and console. Optional:
+	// default a free port on 127.0.0.1.
+	HTTPAddr string
+	// Hold leaves a refund awaiting approval after the scenario, for a
+	// person to decide in the console, and keeps maestro serving until ctx
+	// ends.
+	Hold bool
+	// Held, when Hold is set, is told where the held request is in the
+	// console, then its final invocation state once decided. Optional: for
+	// tests that play the person.
+	Held func(consoleURL string, state mt.InvocationState)
 }
 
 // Run starts the dev stack, plays the scenario and stops the stack.
@@ -54,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	fmt.Fprintln(cfg.Out, "Starting maestro in dev mode (embedded Temporal, SQLite ledger, provider stand-ins)…")
 	d, err := server.Start(ctx, server.Config{
 		Dev:          true,
-		HTTPAddr:     "127.0.0.1:0",
+		HTTPAddr:     cmp.Or(cfg.HTTPAddr, "127.0.0.1:0"),
 		DataDir:      filepath.Join(cfg.DataDir, "data"),
 		TemporalPort: cfg.TemporalPort,
 		Logger:       slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -64,6 +76,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}
 	defer func() { err = errors.Join(err, d.Stop(context.Background())) }()
 	fmt.Fprintf(cfg.Out, "maestro API at %s\n", d.URL())
+	fmt.Fprintf(cfg.Out, "ops console at %s/console (sign in with the operator key %q)\n", d.URL(), tools.DemoOpsKey)
 
 	s := &scenario{
 		ctx:      ctx,
@@ -77,6 +90,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	fmt.Fprintf(cfg.Out, "\nDemo complete: %d steps, every receipt confirmed by the provider that issued it.\n", s.steps)
+	if cfg.Hold {
+		return s.hold(d.URL(), cfg.Held)
+	}
 	return nil
 }
 

@@ -186,6 +186,16 @@ type Store interface {
 	// Forgetting an unknown signature is a no-op.
 	PlatformSignatureForget(ctx context.Context, id string) error
 
+	// ConsoleSessionCreate records a console sign-in, deleting a bounded
+	// batch of expired ones first.
+	ConsoleSessionCreate(ctx context.Context, s ConsoleSession) error
+	// ConsoleSessionGet reads a live console session by the hash of its
+	// token; ErrNotFound when there is none or it has expired.
+	ConsoleSessionGet(ctx context.Context, idHash string) (ConsoleSession, error)
+	// ConsoleSessionDelete signs a session out. Deleting an unknown
+	// session is a no-op.
+	ConsoleSessionDelete(ctx context.Context, idHash string) error
+
 	// InvocationInsert records an admitted invocation. If a row with the same
 	// operation key exists it is returned unchanged with created=false; the
 	// caller compares ArgsHash to detect a reused key.

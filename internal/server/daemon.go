@@ -143,6 +143,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		TwilioAuthToken: d.twilioAuthToken(),
 		// Dev mode's agents run on this machine and need no certificate.
 		LoopbackCallbacks: cfg.Dev,
+		InsecureCookies:   cfg.Dev,
 	})
 	if err != nil {
 		return &StartError{What: "starting the " + roleParts(cfg.Role), Err: err, Fix: "see the cause above"}

@@ -23,6 +23,7 @@ import (
 	"github.com/maestro-run/maestro/internal/callback"
 	"github.com/maestro-run/maestro/internal/codec"
 	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/console"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/mcp"
 	"github.com/maestro-run/maestro/internal/outbox"
@@ -97,6 +98,10 @@ type CoreConfig struct {
 	// loopback host, as dev mode's agents on this machine need. Optional:
 	// default false, so every callback goes over https.
 	LoopbackCallbacks bool
+	// InsecureCookies lets the ops console's cookies travel over plain
+	// http, as dev mode on loopback needs. Optional: default false, so
+	// they are Secure.
+	InsecureCookies bool
 	// Callbacks tunes the callback relay; its Store and Secrets are set
 	// here. Optional: see callback.Config.
 	Callbacks callback.Config
@@ -351,7 +356,11 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	if err != nil {
 		return nil, nil, err
 	}
-	return relay, mcp.Route(srv, mcpHandler), nil
+	ops, err := console.New(console.Config{API: srv, Catalog: s.live, Store: cfg.Store, InsecureCookies: cfg.InsecureCookies, Logger: cfg.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return relay, console.Route(mcp.Route(srv, mcpHandler), ops), nil
 }
 
 // payloadCodec keeps a nil codec a nil interface, so the API sees none.

@@ -125,6 +125,9 @@ type options struct {
 	// catalogPoll is how often the process follows the ledger's current
 	// catalog version. Optional: default the service's.
 	catalogPoll time.Duration
+	// secureCookies sends the console's cookies over https only, as
+	// outside dev mode; the tests' browsers speak plain http.
+	secureCookies bool
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
@@ -224,6 +227,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 
 		Getenv:            o.getenv,
 		LoopbackCallbacks: true,
+		InsecureCookies:   !o.secureCookies,
 		Callbacks:         o.callbacks,
 		Codec:             testCodec,
 		CodecOrigin:       testUIOrigin,

@@ -124,6 +124,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testPlatformSignature(t, setup)
 	})
+	t.Run("ConsoleSession", func(t *testing.T) {
+		t.Parallel()
+		testConsoleSession(t, setup)
+	})
 }
 
 type setupFunc func(t *testing.T) (ledger.Store, context.Context)

@@ -1,0 +1,80 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+type reconciliationView struct {
+	apitype.Reconciliation
+	// Open says whether it still waits for a finding or a decision.
+	Open bool
+	// Typed keeps the reason typed when settling was refused.
+	Typed string
+}
+
+func (c *Console) handleReconciliations(w http.ResponseWriter, r *http.Request, v *visit) {
+	list, err := v.api.Reconciliations(r.Context())
+	if err != nil {
+		c.apiProblem(w, r, err)
+		return
+	}
+	c.renderPage(w, r, v, http.StatusOK, "reconciliations.html", "Reconciliations", list.Reconciliations)
+}
+
+func (c *Console) handleReconciliation(w http.ResponseWriter, r *http.Request, v *visit) {
+	c.showReconciliation(w, r, v, http.StatusOK, "")
+}
+
+func (c *Console) showReconciliation(w http.ResponseWriter, r *http.Request, v *visit, status int, problem string) {
+	rec, err := v.api.Reconciliation(r.Context(), r.PathValue("key"))
+	if err != nil {
+		c.apiProblem(w, r, err)
+		return
+	}
+	data := reconciliationView{Reconciliation: rec, Open: rec.Status == string(mt.EffectNeedsReconciliation), Typed: r.PostFormValue("reason")}
+	c.renderView(w, r, status, "reconciliation.html", viewOf(r, v, "Reconciliation "+rec.Tool, problem, data))
+}
+
+func (c *Console) handleReconciliationCheck(w http.ResponseWriter, r *http.Request, v *visit) {
+	key := r.PathValue("key")
+	if _, err := v.api.CheckReconciliation(r.Context(), key); err != nil {
+		status, msg := apiError(err)
+		c.showReconciliation(w, r, v, status, msg)
+		return
+	}
+	http.Redirect(w, r, reconciliationPath(key)+"?done=checked", http.StatusSeeOther)
+}
+
+func (c *Console) handleReconciliationResolve(w http.ResponseWriter, r *http.Request, v *visit) {
+	key, outcome, reason := r.PathValue("key"), r.PostFormValue("outcome"), r.PostFormValue("reason")
+	switch {
+	case outcome != apitype.OutcomeDelivered && outcome != apitype.OutcomeNotDelivered:
+		c.showReconciliation(w, r, v, http.StatusUnprocessableEntity, "Choose what happened at the provider: delivered or not delivered. Nothing was settled.")
+		return
+	case reason == "":
+		c.showReconciliation(w, r, v, http.StatusUnprocessableEntity, "Settling needs a reason: say what you checked, and where. Nothing was settled.")
+		return
+	}
+	if _, err := v.api.ResolveReconciliation(r.Context(), key, outcome, reason); err != nil {
+		status, msg := apiError(err)
+		c.showReconciliation(w, r, v, status, msg+" Nothing was settled.")
+		return
+	}
+	http.Redirect(w, r, reconciliationPath(key)+"?done=settled", http.StatusSeeOther)
+}
+
+func (c *Console) handleReconciliationRetry(w http.ResponseWriter, r *http.Request, v *visit) {
+	key := r.PathValue("key")
+	if _, err := v.api.RetryReconciliation(r.Context(), key); err != nil {
+		status, msg := apiError(err)
+		c.showReconciliation(w, r, v, status, msg)
+		return
+	}
+	http.Redirect(w, r, reconciliationPath(key)+"?done=retried", http.StatusSeeOther)
+}
+
+func reconciliationPath(key string) string { return "/console/reconciliations/" + url.PathEscape(key) }

@@ -1,0 +1,207 @@
+package console
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/maestro-run/maestro/tools"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticEmbed embed.FS
+
+// staticFS serves static/ under the console's /console/static/ path.
+var staticFS fs.FS = staticEmbed
+
+// pages holds each page's template, parsed with the layout.
+type pages struct{ byName map[string]*template.Template }
+
+func parsePages() (*pages, error) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("error listing console templates: %w", err)
+	}
+	p := &pages{byName: map[string]*template.Template{}}
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "templates/")
+		if base == "layout.html" {
+			continue
+		}
+		t, err := template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name)
+		if err != nil {
+			return nil, fmt.Errorf("error parsing console template %s: %w", base, err)
+		}
+		p.byName[base] = t
+	}
+	return p, nil
+}
+
+// view is what every page's template sees.
+type view struct {
+	Title string
+	// Op is the signed-in operator; nil on the sign-in and error pages of
+	// a visitor who is not signed in.
+	Op   *tools.Operator
+	CSRF string
+	// Notice confirms what the last action did.
+	Notice string
+	// Problem says why the last action was refused.
+	Problem string
+	Data    any
+}
+
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	c.renderView(w, r, status, name, view{Data: data})
+}
+
+func (c *Console) renderPage(w http.ResponseWriter, r *http.Request, v *visit, status int, name, title string, data any) {
+	c.renderView(w, r, status, name, view{Title: title, Op: v.op, CSRF: v.csrf, Notice: notice(r), Data: data})
+}
+
+func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int, name string, data view) {
+	t, ok := c.pages.byName[name]
+	if !ok {
+		c.cfg.Logger.Error("console template missing", "name", name)
+		http.Error(w, "console page missing", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", data); err != nil {
+		c.cfg.Logger.Error("console template failed", "name", name, "err", err, "path", r.URL.Path)
+		http.Error(w, "console page failed to render", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// renderError answers with a page saying what went wrong; the operator
+// stays signed in if they were.
+func (c *Console) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	v := view{Title: http.StatusText(status), Problem: msg}
+	if sess, op, ok := c.session(r); ok {
+		v.Op, v.CSRF = op, sess.CSRFToken
+	}
+	c.renderView(w, r, status, "error.html", v)
+}
+
+// notices are the confirmations a redirect after an action may name; only
+// these fixed texts are shown, so a link cannot put words in the page.
+var notices = map[string]string{
+	"approved":       "Approved. The call runs once with the approved arguments.",
+	"rejected":       "Rejected. The call is cancelled and the agent is told.",
+	"modified":       "Approved with your changes. The call runs once with the modified arguments.",
+	"rolledback":     "Rollback finished.",
+	"rollbackhalted": "Rollback halted: a compensation could not run. Resolve the session below.",
+	"resolved":       "Resolved.",
+	"checked":        "Checked the provider again.",
+	"settled":        "Settled with your decision.",
+	"retried":        "Delivery retried.",
+}
+
+func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"left": func(t time.Time) string {
+		d := time.Until(t).Round(time.Second)
+		if d <= 0 {
+			return "timed out"
+		}
+		return d.String() + " left"
+	},
+	"pretty":  prettyJSON,
+	"argrows": argRows,
+	"join":    strings.Join,
+	"has":     func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
+	"roles":   func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
+	"short": func(s string) string {
+		if len(s) > 12 {
+			return s[:12]
+		}
+		return s
+	},
+}
+
+// argRow is one argument as a table row.
+type argRow struct{ Name, Value string }
+
+// argRows lays out a JSON object's members as rows in name order;
+// anything that is not an object is one row of pretty JSON.
+func argRows(raw json.RawMessage) []argRow {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return []argRow{{Name: "(arguments)", Value: prettyJSON(raw)}}
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	rows := make([]argRow, 0, len(names))
+	for _, k := range names {
+		rows = append(rows, argRow{Name: k, Value: scalar(obj[k])})
+	}
+	return rows
+}
+
+// scalar shows a JSON string without its quotes and anything else as
+// compact JSON.
+func scalar(raw json.RawMessage) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// renderFragment executes one named template of a page on its own, for a
+// part of the page the browser refreshes.
+func (c *Console) renderFragment(w http.ResponseWriter, r *http.Request, page, name string, data view) {
+	t, ok := c.pages.byName[page]
+	if !ok {
+		http.Error(w, "console page missing", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		c.cfg.Logger.Error("console fragment failed", "name", name, "err", err, "path", r.URL.Path)
+		http.Error(w, "console fragment failed to render", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = buf.WriteTo(w)
+}

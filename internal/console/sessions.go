@@ -1,0 +1,88 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
+)
+
+// sessionView is a session as ops sees it.
+type sessionView struct {
+	apitype.Session
+	// Undo is the undo stack newest first, the order a rollback runs it.
+	Undo []apitype.UndoEntry
+	// Halted says whether the session waits for an operator to resolve it.
+	Halted bool
+	Reason string
+}
+
+func (c *Console) handleSessionLookup(w http.ResponseWriter, r *http.Request, v *visit) {
+	if id := r.URL.Query().Get("id"); id != "" {
+		http.Redirect(w, r, sessionPath(id), http.StatusSeeOther)
+		return
+	}
+	c.renderPage(w, r, v, http.StatusOK, "lookup.html", "Sessions", nil)
+}
+
+func (c *Console) handleSession(w http.ResponseWriter, r *http.Request, v *visit) {
+	c.showSession(w, r, v, http.StatusOK, "")
+}
+
+func (c *Console) showSession(w http.ResponseWriter, r *http.Request, v *visit, status int, problem string) {
+	s, err := v.api.Session(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.apiProblem(w, r, err)
+		return
+	}
+	view := sessionView{Session: s, Undo: slices.Clone(s.UndoStack), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason")}
+	slices.SortStableFunc(view.Undo, func(a, b apitype.UndoEntry) int { return int(b.Seq - a.Seq) })
+	c.renderView(w, r, status, "session.html", viewOf(r, v, "Session "+s.SessionID, problem, view))
+}
+
+func (c *Console) handleRollback(w http.ResponseWriter, r *http.Request, v *visit) {
+	id, reason := r.PathValue("id"), r.PostFormValue("reason")
+	if reason == "" {
+		c.showSession(w, r, v, http.StatusUnprocessableEntity, "A rollback needs a reason: it is recorded with every compensation. Nothing was rolled back.")
+		return
+	}
+	res, err := v.api.Rollback(r.Context(), id, reason)
+	if err != nil {
+		status, msg := apiError(err)
+		c.showSession(w, r, v, status, msg+" Nothing was rolled back.")
+		return
+	}
+	done := "rolledback"
+	if res.Halted {
+		done = "rollbackhalted"
+	}
+	http.Redirect(w, r, sessionPath(id)+"?done="+done, http.StatusSeeOther)
+}
+
+func (c *Console) handleResolve(w http.ResponseWriter, r *http.Request, v *visit) {
+	id, reason := r.PathValue("id"), r.PostFormValue("reason")
+	if reason == "" {
+		c.showSession(w, r, v, http.StatusUnprocessableEntity, "Resolving needs a reason: say what was undone by hand, or why the rollback may run again. Nothing was resolved.")
+		return
+	}
+	var err error
+	if r.PostFormValue("retry") != "" {
+		_, err = v.api.ResolveRetry(r.Context(), id, reason)
+	} else {
+		_, err = v.api.Resolve(r.Context(), id, reason)
+	}
+	if err != nil {
+		status, msg := apiError(err)
+		c.showSession(w, r, v, status, msg+" Nothing was resolved.")
+		return
+	}
+	http.Redirect(w, r, sessionPath(id)+"?done=resolved", http.StatusSeeOther)
+}
+
+func sessionPath(id string) string { return "/console/sessions/" + url.PathEscape(id) }
+
+func viewOf(r *http.Request, v *visit, title, problem string, data any) view {
+	return view{Title: title, Op: v.op, CSRF: v.csrf, Notice: notice(r), Problem: problem, Data: data}
+}
