@@ -173,8 +173,13 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(out), &asJSON))
 		require.NotNil(t, asJSON.StateReads)
 		require.True(t, asJSON.StateReads.Before.Found)
-		require.Contains(t, string(asJSON.StateReads.Before.State), `"deleted":false`)
-		require.Contains(t, string(asJSON.StateReads.After.State), `"deleted":true`)
+		deleted := func(raw json.RawMessage) any {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(raw, &m))
+			return m["deleted"]
+		}
+		require.Equal(t, false, deleted(asJSON.StateReads.Before.State))
+		require.Equal(t, true, deleted(asJSON.StateReads.After.State))
 
 		// The session view carries them on the call, for the console.
 		sess, err := apiclient.New(d.URL(), tools.DemoOpsKey, apiclient.Options{}).Session(t.Context(), "cli-5")
@@ -182,7 +187,7 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.Len(t, sess.Calls, 1)
 		require.NotNil(t, sess.Calls[0].StateReads)
 		require.Equal(t, asJSON.StateReads.Before.ReadAt.UTC(), sess.Calls[0].StateReads.Before.ReadAt.UTC())
-		require.Contains(t, string(sess.Calls[0].StateReads.After.State), `"deleted":true`)
+		require.Equal(t, true, deleted(sess.Calls[0].StateReads.After.State))
 	})
 
 	t.Run("SessionsShowRollbackEnd", func(t *testing.T) {
