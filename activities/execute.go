@@ -87,11 +87,20 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 }
 
 // effect performs a write under the idempotency ledger: claim the key (and,
-// for compensable writes, push the undo entry in the same transaction), call
-// the provider with the key, then settle the claim with the receipt. It
-// returns the outcome as the ledger records it; recording it on an
-// invocation is the caller's business.
+// for compensable writes, push the undo entry in the same transaction), run
+// and record the catalog's before read, call the provider with the key,
+// then settle the claim with the receipt, and read the state back once it
+// succeeded. It returns the outcome as the ledger records it; recording it
+// on an invocation is the caller's business.
 func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
+	res, err := a.claimAndSend(ctx, tool, in, call)
+	if err == nil && res.State == mt.InvocationSucceeded {
+		a.readAfter(ctx, tool, in, res.Observation.Receipt)
+	}
+	return res, err
+}
+
+func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
 	owner := leaseOwner(ctx)
 	if failpoint.LedgerBypassed() {
 		// The crash test's control run: without the key, the provider
@@ -132,6 +141,9 @@ func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.
 				return res, err
 			}
 		}
+	}
+	if res, proceed, err := a.readBefore(ctx, tool, in, owner); err != nil || !proceed {
+		return res, err
 	}
 	return a.send(ctx, tool, in, owner, call, claim.Effect)
 }

@@ -53,9 +53,12 @@ type Invocation struct {
 	FollowUp *mt.Observation `json:"follow_up,omitempty"`
 	// Callback is how the delivery of the final observation to the agent's
 	// callback URL stands, for a call the agent was told is pending.
-	Callback  *Callback  `json:"callback,omitempty"`
-	CreatedAt *time.Time `json:"created_at,omitempty"`
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	Callback *Callback `json:"callback,omitempty"`
+	// StateReads is the write's target before and after its effect, as
+	// the catalog's before and after reads saw it.
+	StateReads *StateReads `json:"state_reads,omitempty"`
+	CreatedAt  *time.Time  `json:"created_at,omitempty"`
+	UpdatedAt  *time.Time  `json:"updated_at,omitempty"`
 }
 
 // Callback is the delivery status of an invocation's callback.

@@ -54,6 +54,9 @@ type SessionCall struct {
 	// FollowUp summarises what contradicts the call's observation since it
 	// was answered (see Invocation.FollowUp).
 	FollowUp string `json:"follow_up,omitempty"`
+	// StateReads is the write's target before and after its effect, for
+	// showing side by side.
+	StateReads *StateReads `json:"state_reads,omitempty"`
 }
 
 // UndoEntry is one compensation on a session's undo stack, newest first.

@@ -86,6 +86,9 @@ const (
 	// connector setting nobody configured). No argument the agent chooses
 	// can fix it, so it stops and hands over.
 	CodeMisconfigured Code = "maestro_misconfigured"
+	// CodeBeforeReadFailed: the catalog reads a write's target just before
+	// its effect, that read failed, and the effect was not sent.
+	CodeBeforeReadFailed Code = "before_read_failed"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

@@ -74,7 +74,10 @@ type (
 		Receipt       *receiptFile      `yaml:"receipt"`
 		Approval      *approvalFile     `yaml:"approval"`
 		Compensation  *compensationFile `yaml:"compensation"`
-		Wording       wordingFile       `yaml:"wording"`
+		// Before and After declare the write's state reads: see StateRead.
+		Before  *stateReadFile `yaml:"before"`
+		After   *stateReadFile `yaml:"after"`
+		Wording wordingFile    `yaml:"wording"`
 		// SafetyNotice is appended to every wording short of full success.
 		SafetyNotice string `yaml:"safety_notice"`
 	}
@@ -242,6 +245,8 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 			}
 		}
 	}
+	t.Before = buildStateRead(p, row, tf.Name, fieldBefore, tf.Before)
+	t.After = buildStateRead(p, row, tf.Name, fieldAfter, tf.After)
 	t.Wording = Wording{
 		Success: parseField(p, row, tf.Name, "wording.success", tf.Wording.Success),
 		Pending: parseField(p, row, tf.Name, "wording.pending", tf.Wording.Pending),

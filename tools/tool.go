@@ -50,7 +50,10 @@ type Tool struct {
 	Approval *Approval
 	// Compensation undoes a compensable tool's effect; nil otherwise.
 	Compensation *Compensation
-	Wording      Wording
+	// Before and After read the write's target just ahead of its effect
+	// and once it succeeded; nil when the row declares none.
+	Before, After *StateRead
+	Wording       Wording
 	// rowDigest is the digest of the row the loader read; empty for a Tool
 	// built directly.
 	rowDigest string

@@ -98,6 +98,7 @@ func (v *validator) tool(row string, t *Tool) {
 	v.receipt(row, t)
 	v.approval(row, t)
 	v.compensation(row, t)
+	v.stateReads(row, t)
 	v.onUnknown(row, t)
 	v.wording(row, t)
 }

@@ -58,7 +58,10 @@ func newShowCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one invocation and its observation",
-		Args:  cobra.ExactArgs(1),
+		Long: "Show one invocation and its observation. For a write whose catalog row declares\n" +
+			"before and after reads, the state of its target before the effect and after it\n" +
+			"is printed side by side (before | after); --json carries them as state_reads.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			resp, err := g.client().Invocation(cmd.Context(), pos[0])
 			return report(cmd.OutOrStdout(), g, resp, err)
@@ -113,6 +116,9 @@ func report(w io.Writer, g *globals, resp apiclient.Response, err error) error {
 			row(tw, "callback", describeCallback(cb))
 		}
 		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if err := printStateReads(w, resp.StateReads); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/devtemporal"
 	"github.com/maestro-run/maestro/internal/ledger"
@@ -143,6 +144,50 @@ func TestCLIAgainstDevMode(t *testing.T) {
 		require.Contains(t, shown, "caller_number = +14155550100  (agent-declared)")
 		require.Regexp(t, `effect\s+write\n`, shown)
 		require.Regexp(t, `reversibility\s+irreversible\n`, shown, "the approver sees the text cannot be unsent")
+	})
+
+	t.Run("ShowsStateBeforeAndAfter", func(t *testing.T) {
+		out, _, code := run(t, append(global, "invocations", "invoke", "delete_tenant_account",
+			"--args", `{"tenant_id":"t_103"}`, "--session", "cli-5", "--operation-key", "cli-5:delete", "--json")...)
+		require.Equal(t, 0, code, out)
+		var inv apitype.Invocation
+		require.NoError(t, json.Unmarshal([]byte(out), &inv))
+		ops := []string{"--server", d.URL(), "--key", tools.DemoOpsKey}
+		out, _, code = run(t, append(ops, "approvals", "approve", inv.ApprovalID, "--reason", "tenant confirmed by phone")...)
+		require.Equal(t, 0, code, out)
+		done, err := apiclient.New(d.URL(), tools.DemoAgentKey, apiclient.Options{}).Wait(t.Context(), inv.InvocationID)
+		require.NoError(t, err)
+		require.Equal(t, mt.InvocationSucceeded, done.State, "%+v", done.Observation)
+
+		// The tenant record before the delete and as read back after it,
+		// line by line side by side.
+		shown, _, code := run(t, append(global, "invocations", "show", inv.InvocationID)...)
+		require.Equal(t, 0, code, shown)
+		require.Regexp(t, `before: tool lookup_tenant at .*\| after: tool lookup_tenant at `, shown)
+		require.Regexp(t, `"name": "Tom Becker",\s+\|   "name": "Tom Becker",`, shown)
+		require.Regexp(t, `"deleted": false,?\s+\|   "deleted": true`, shown)
+
+		out, _, code = run(t, append(global, "invocations", "show", inv.InvocationID, "--json")...)
+		require.Equal(t, 0, code, out)
+		var asJSON apitype.Invocation
+		require.NoError(t, json.Unmarshal([]byte(out), &asJSON))
+		require.NotNil(t, asJSON.StateReads)
+		require.True(t, asJSON.StateReads.Before.Found)
+		deleted := func(raw json.RawMessage) any {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(raw, &m))
+			return m["deleted"]
+		}
+		require.Equal(t, false, deleted(asJSON.StateReads.Before.State))
+		require.Equal(t, true, deleted(asJSON.StateReads.After.State))
+
+		// The session view carries them on the call, for the console.
+		sess, err := apiclient.New(d.URL(), tools.DemoOpsKey, apiclient.Options{}).Session(t.Context(), "cli-5")
+		require.NoError(t, err)
+		require.Len(t, sess.Calls, 1)
+		require.NotNil(t, sess.Calls[0].StateReads)
+		require.Equal(t, asJSON.StateReads.Before.ReadAt.UTC(), sess.Calls[0].StateReads.Before.ReadAt.UTC())
+		require.Equal(t, true, deleted(sess.Calls[0].StateReads.After.State))
 	})
 
 	t.Run("SessionsShowRollbackEnd", func(t *testing.T) {

@@ -215,6 +215,7 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 			body.FollowUp = deliveryFailure(inv, ms, args)
 		}
 		body.Callback = s.callbackView(ctx, inv)
+		body.StateReads = s.stateReads(ctx, inv)
 		writeJSON(w, http.StatusOK, body)
 		return
 	}

@@ -129,12 +129,17 @@ func (s *Server) addCalls(ctx context.Context, v *apitype.Session) error {
 	if err != nil {
 		return err
 	}
+	reads, err := s.sessionStateReads(ctx, v.SessionID)
+	if err != nil {
+		return err
+	}
 	byKey := make(map[string]ledger.MessageStatus, len(messages))
 	for _, em := range messages {
 		byKey[em.Effect.OperationKey] = em.Message
 	}
 	for _, inv := range invs {
-		c := apitype.SessionCall{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State}
+		c := apitype.SessionCall{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State,
+			StateReads: reads[inv.OperationKey]}
 		if inv.Observation != nil {
 			c.Summary, c.Receipt = inv.Observation.Summary, inv.Observation.Receipt
 		}

@@ -276,6 +276,21 @@ type Store interface {
 	// provider ID id, oldest first: whom the ledger already credits with a
 	// provider's record.
 	EffectListByReceiptID(ctx context.Context, id string) ([]Effect, error)
+	// EffectRecordBeforeRead records what the catalog's before read saw,
+	// by the claim's holder while the effect is in progress and before the
+	// provider is called, once: ErrLeaseLost if owner does not hold the
+	// claim or a before read is already recorded.
+	EffectRecordBeforeRead(ctx context.Context, operationKey, owner string, read maestrotype.StateRead) error
+	// EffectRecordAfterRead records the after read-back of a succeeded
+	// effect. The first one recorded is kept: recorded is false when one
+	// already was, or the effect has not succeeded.
+	EffectRecordAfterRead(ctx context.Context, operationKey string, read maestrotype.StateRead) (recorded bool, err error)
+	// EffectStateReadsGet returns an effect's before and after reads.
+	EffectStateReadsGet(ctx context.Context, operationKey string) (EffectStateReads, error)
+	// EffectStateReadsListBySession returns the reads recorded with the
+	// effects of a session's invocations, oldest effect first; effects
+	// with neither are left out.
+	EffectStateReadsListBySession(ctx context.Context, sessionID string) ([]EffectStateReads, error)
 	// MessageStatusRecord records a provider's status callback for a
 	// message, by the provider's message ID alone: a callback may arrive
 	// before the ledger has settled the send whose receipt names the ID,

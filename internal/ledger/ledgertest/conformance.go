@@ -52,6 +52,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testReceiptOwner(t, setup)
 	})
+	t.Run("EffectStateReads", func(t *testing.T) {
+		t.Parallel()
+		testEffectStateReads(t, setup)
+	})
 	t.Run("EffectHandOver", func(t *testing.T) {
 		t.Parallel()
 		testEffectHandOver(t, setup)
