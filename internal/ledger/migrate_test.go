@@ -36,6 +36,8 @@ var allMigrations = []appliedMigration{
 	{Version: 13, Name: "durable_postcall"},
 	{Version: 14, Name: "platform_signatures"},
 	{Version: 15, Name: "catalog_versions"},
+	{Version: 16, Name: "reserved"},
+	{Version: 17, Name: "canary"},
 }
 
 func TestMigrate(t *testing.T) {
