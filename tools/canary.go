@@ -14,17 +14,23 @@ type Canary struct {
 	// Args are the tool's arguments for the canary call; they satisfy the
 	// tool's input_schema.
 	Args json.RawMessage
+	// Read is the path an http tool's effect is read back from, on the
+	// same service, rendered from .Args and .Receipt; nil for other kinds,
+	// whose providers are read by message ID.
+	Read *Template
 }
 
 type canaryFile struct {
 	Args map[string]any `yaml:"args"`
+	Read string         `yaml:"read"`
 }
 
 // buildCanary parses a row's canary block.
-func buildCanary(p *problems, row string, cf *canaryFile) *Canary {
+func buildCanary(p *problems, row, tool string, cf *canaryFile) *Canary {
 	if cf == nil {
 		return nil
 	}
+	read := parseField(p, row, tool, "canary.read", cf.Read)
 	args := cf.Args
 	if args == nil {
 		args = map[string]any{}
@@ -32,9 +38,9 @@ func buildCanary(p *problems, row string, cf *canaryFile) *Canary {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		p.add(row, "canary.args", "not representable as JSON: %v", err)
-		return &Canary{Args: json.RawMessage("{}")}
+		return &Canary{Args: json.RawMessage("{}"), Read: read}
 	}
-	return &Canary{Args: raw}
+	return &Canary{Args: raw, Read: read}
 }
 
 // canary checks a tool's canary: only a real-sync tool performs an
@@ -58,6 +64,17 @@ func (v *validator) canary(row string, t *Tool) {
 		return
 	case !t.Connector.PerformsEffect():
 		return // reported by the connector rule
+	}
+	switch {
+	case t.Connector.Kind == maestrotype.KindHTTP && c.Read == nil && !p.already(row, "canary.read"):
+		p.add(row, "canary.read", "required for an http tool: the path its effect is read back from, e.g. /v1/tickets/{{.Receipt.ID}}")
+	case t.Connector.Kind != maestrotype.KindHTTP && c.Read != nil:
+		p.add(row, "canary.read", "only http tools are read back by path; %s is read back by its message ID", t.Connector.Kind)
+	case c.Read != nil:
+		sc := afterCall(t)
+		sc.payload = "the canary reads the effect back from the provider, not from the call's payload"
+		sc.session = "a canary call has no session"
+		v.templateRefs(row, "canary.read", t, c.Read, sc)
 	}
 	if t.InputSchema == nil || p.already(row, "canary.args") {
 		return

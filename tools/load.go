@@ -222,7 +222,7 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 	}
 	t.InputSchema = buildSchema(p, row, &tf.InputSchema)
 	t.Connector = buildConnector(p, row, tf.Name, &tf.Connector)
-	t.Canary = buildCanary(p, row, tf.Canary)
+	t.Canary = buildCanary(p, row, tf.Name, tf.Canary)
 	if tf.Receipt != nil {
 		t.ReceiptFields = tf.Receipt.Fields
 		if len(t.ReceiptFields) == 0 {
