@@ -50,6 +50,9 @@ const (
 	CodeSessionRollingBack Code = "session_rolling_back"
 	// CodeSessionForbidden: the session belongs to another agent.
 	CodeSessionForbidden Code = "session_forbidden"
+	// CodeCanaryRed: the tool requires a green reality canary, and its
+	// last canary run failed, so it is not offered to agents.
+	CodeCanaryRed Code = "canary_red"
 	// CodeTranscriptRefused: a transcript_ref breaks the fetch policy
 	// (host allowlist, scheme); the observation names the rule.
 	CodeTranscriptRefused Code = "transcript_ref_refused"

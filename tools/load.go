@@ -80,6 +80,9 @@ type (
 		Wording wordingFile    `yaml:"wording"`
 		// SafetyNotice is appended to every wording short of full success.
 		SafetyNotice string `yaml:"safety_notice"`
+		// Canary and RequiresGreenCanary: see canary.go.
+		Canary              *canaryFile `yaml:"canary"`
+		RequiresGreenCanary bool        `yaml:"requires_green_canary"`
 	}
 	receiptFile struct {
 		Fields []string `yaml:"fields"`
@@ -214,12 +217,15 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 		RiskTags:      tf.RiskTags,
 		Repeatable:    tf.Repeatable,
 		OnUnknown:     OnUnknown(tf.OnUnknown),
+
+		RequiresGreenCanary: tf.RequiresGreenCanary,
 	}
 	if t.Version == 0 {
 		t.Version = 1
 	}
 	t.InputSchema = buildSchema(p, row, &tf.InputSchema)
 	t.Connector = buildConnector(p, row, tf.Name, &tf.Connector)
+	t.Canary = buildCanary(p, row, tf.Name, tf.Canary)
 	if tf.Receipt != nil {
 		t.ReceiptFields = tf.Receipt.Fields
 		if len(t.ReceiptFields) == 0 {

@@ -54,6 +54,11 @@ type Tool struct {
 	// and once it succeeded; nil when the row declares none.
 	Before, After *StateRead
 	Wording       Wording
+	// Canary is the tool's reality canary; nil when it has none.
+	Canary *Canary
+	// RequiresGreenCanary keeps the tool from agents while its canary's
+	// last run failed. Optional: default false.
+	RequiresGreenCanary bool
 	// rowDigest is the digest of the row the loader read; empty for a Tool
 	// built directly.
 	rowDigest string

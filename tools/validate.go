@@ -18,6 +18,10 @@ type FieldError struct {
 	// Field is the dotted path within the row, e.g. "approval.approver_role".
 	Field   string
 	Problem string
+	// Rule names the rule broken, stable for scripts: "unclassified",
+	// "deferred-past-tense", "template-field-may-be-absent", or the
+	// field's first segment (e.g. "receipt", "approval").
+	Rule string
 }
 
 func (e *FieldError) Error() string {
@@ -31,11 +35,41 @@ type problems struct {
 }
 
 func (p *problems) add(row, field, format string, args ...any) {
+	p.addRule(fieldRule(field), row, field, format, args...)
+}
+
+// addRule is add for a problem whose rule is not the field's own.
+func (p *problems) addRule(rule, row, field, format string, args ...any) {
 	if p.reported == nil {
 		p.reported = make(map[string]bool)
 	}
 	p.reported[row+"\x00"+field] = true
-	p.errs = append(p.errs, &FieldError{Row: row, Field: field, Problem: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &FieldError{Row: row, Field: field, Problem: fmt.Sprintf(format, args...), Rule: rule})
+}
+
+// Rules the loader names beyond a field's own.
+const (
+	// RuleUnclassified: effect, delivery or reversibility is missing or
+	// unknown.
+	RuleUnclassified = "unclassified"
+	// RuleDeferredPastTense: record-deferred wording claims as done what
+	// is delivered after the call.
+	RuleDeferredPastTense = "deferred-past-tense"
+	// RuleTemplateMayBeAbsent: a template reads an argument input_schema
+	// does not require, so the render can fail.
+	RuleTemplateMayBeAbsent = "template-field-may-be-absent"
+	// RuleTemplateReference: a template reads data that will not exist
+	// when it renders.
+	RuleTemplateReference = "template-reference"
+)
+
+// fieldRule is the rule a field's problems break unless said otherwise:
+// the field's first segment, e.g. "receipt" for "receipt.fields[0]".
+func fieldRule(field string) string {
+	if i := strings.IndexAny(field, ".["); i >= 0 {
+		field = field[:i]
+	}
+	return strings.ReplaceAll(field, "_", "-")
 }
 
 // already reports whether a field was reported, typically because it failed
@@ -101,6 +135,7 @@ func (v *validator) tool(row string, t *Tool) {
 	v.stateReads(row, t)
 	v.onUnknown(row, t)
 	v.wording(row, t)
+	v.canary(row, t)
 }
 
 // classification enforces the taxonomy: every tool says what it costs when
@@ -142,9 +177,9 @@ func (v *validator) classification(row string, t *Tool) bool {
 func checkEnum(p *problems, row, field, value string, valid bool, want string) bool {
 	switch {
 	case value == "":
-		p.add(row, field, "required (%s)", want)
+		p.addRule(RuleUnclassified, row, field, "required (%s)", want)
 	case !valid:
-		p.add(row, field, "unknown value %q (want %s)", value, want)
+		p.addRule(RuleUnclassified, row, field, "unknown value %q (want %s)", value, want)
 	}
 	return valid
 }
@@ -361,7 +396,7 @@ func (v *validator) wording(row string, t *Tool) {
 		case o != OutcomeSuccess:
 			p.add(row, field, "claims an effect, but no receipt exists on %s; say what is happening, not what happened", o)
 		case t.Delivery == maestrotype.DeliveryRecordDeferred:
-			p.add(row, field, "record-deferred wording must be future or neutral tense (\"I'll make sure the team gets it\"): delivery happens after the call")
+			p.addRule(RuleDeferredPastTense, row, field, "record-deferred wording must be future or neutral tense (\"I'll make sure the team gets it\"): delivery happens after the call")
 		case !realSync:
 			p.add(row, field, "claims an effect, but only real-sync tools have a receipt to back it (delivery is %s)", t.Delivery)
 		}
@@ -462,56 +497,56 @@ func (v *validator) templateRefs(row, field string, t *Tool, tmpl *Template, sc 
 			switch {
 			case len(path) < 2:
 			case args != nil && !slices.Contains(args, path[1]):
-				p.add(row, field, "reads %s, which input_schema does not declare (it declares %s)", ref, strings.Join(args, ", "))
+				p.addRule(RuleTemplateReference, row, field, "reads %s, which input_schema does not declare (it declares %s)", ref, strings.Join(args, ", "))
 			case sc.absentAsEmpty || t.InputSchema == nil:
 			default:
 				// missingkey=error makes an absent argument fail the render,
 				// guard or not: {{if .Args.x}} fails just like {{.Args.x}}.
 				if optional := t.InputSchema.optionalAlong(path[1:]); optional != "" {
-					p.add(row, field, "reads %s, but input_schema does not require %s, so it can be absent when this renders: require it, or read it with {{with index .Args %q}}…{{end}}",
+					p.addRule(RuleTemplateMayBeAbsent, row, field, "reads %s, but input_schema does not require %s, so it can be absent when this renders: require it, or read it with {{with index .Args %q}}…{{end}}",
 						ref, optional, path[1])
 				}
 			}
 		case rootReceipt:
 			switch {
 			case sc.receipt != "":
-				p.add(row, field, "reads %s, but %s", ref, sc.receipt)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but %s", ref, sc.receipt)
 			case len(path) > 1 && !slices.Contains(receiptProps, path[1]):
-				p.add(row, field, "reads %s; a receipt has %s", ref, strings.Join(receiptProps, ", "))
+				p.addRule(RuleTemplateReference, row, field, "reads %s; a receipt has %s", ref, strings.Join(receiptProps, ", "))
 			case len(path) > 2 && path[1] == "Fields" && !slices.Contains(t.ReceiptFields, path[2]):
-				p.add(row, field, "reads %s, which receipt.fields does not declare", ref)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, which receipt.fields does not declare", ref)
 			}
 		case rootPayload:
 			if sc.payload != "" {
-				p.add(row, field, "reads %s, but %s", ref, sc.payload)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but %s", ref, sc.payload)
 			}
 		case rootSession:
 			switch {
 			case sc.session != "":
-				p.add(row, field, "reads %s, but %s", ref, sc.session)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but %s", ref, sc.session)
 			case len(path) > 1 && path[1] != SessionFactID:
-				p.add(row, field, "reads %s, but tool templates see only .Session.%s: session facts are optional, so only post-call arguments read them", ref, SessionFactID)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but tool templates see only .Session.%s: session facts are optional, so only post-call arguments read them", ref, SessionFactID)
 			case len(path) > 2:
-				p.add(row, field, "reads %s, but .Session.%s is a string", ref, SessionFactID)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but .Session.%s is a string", ref, SessionFactID)
 			}
 		case rootOperationKey:
 			if len(path) > 1 {
-				p.add(row, field, "reads %s, but .OperationKey is a string", ref)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but .OperationKey is a string", ref)
 			}
 		case rootParts:
 			parts := t.Connector.Parts()
 			switch {
 			case len(parts) == 0:
-				p.add(row, field, "reads %s, but connector kind %q has no parts", ref, t.Connector.Kind)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but connector kind %q has no parts", ref, t.Connector.Kind)
 			case field != "wording.success" && field != "wording.partial":
-				p.add(row, field, "reads %s, but only success and partial wording render with the parts' receipts", ref)
+				p.addRule(RuleTemplateReference, row, field, "reads %s, but only success and partial wording render with the parts' receipts", ref)
 			case len(path) > 1 && !slices.Contains(parts, path[1]):
-				p.add(row, field, "reads %s; the parts of %s are %s", ref, t.Connector.Kind, strings.Join(parts, ", "))
+				p.addRule(RuleTemplateReference, row, field, "reads %s; the parts of %s are %s", ref, t.Connector.Kind, strings.Join(parts, ", "))
 			case len(path) > 2 && !slices.Contains(receiptProps, path[2]):
-				p.add(row, field, "reads %s; a receipt has %s", ref, strings.Join(receiptProps, ", "))
+				p.addRule(RuleTemplateReference, row, field, "reads %s; a receipt has %s", ref, strings.Join(receiptProps, ", "))
 			}
 		default:
-			p.add(row, field, "reads %s; templates see .Args, .Receipt, .Payload, .Session, .OperationKey and .Parts", ref)
+			p.addRule(RuleTemplateReference, row, field, "reads %s; templates see .Args, .Receipt, .Payload, .Session, .OperationKey and .Parts", ref)
 		}
 	}
 }

@@ -18,6 +18,7 @@ func Register(r worker.WorkflowRegistry) {
 		PostCallRetryWorkflowName: PostCallRetryWorkflow,
 		AuditWorkflowName:         AuditWorkflow,
 		SweepWorkflowName:         SweepWorkflow,
+		CanaryWorkflowName:        CanaryWorkflow,
 	} {
 		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
 	}

@@ -134,6 +134,15 @@ const (
 	SweepWorkflowID   = "maestro-sweep"
 )
 
+// Canary: a scheduled workflow fires each canary tool at its provider's
+// test facilities and reads the effect back from the provider.
+const (
+	CanaryWorkflowName = "Canary"
+	ActivityCanary     = "Canary"
+	CanaryScheduleID   = "maestro-canary"
+	CanaryWorkflowID   = "maestro-canary"
+)
+
 // SweepResult is what one sweep finished.
 type SweepResult struct {
 	// Held counts effects moved to needs_reconciliation.

@@ -27,7 +27,7 @@ type catalogKeys struct {
 }
 
 func newCatalogCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Write tool catalogs, and have a running maestro reload its own"}
+	cmd := &cobra.Command{Use: "catalog", Short: "Write and check tool catalogs, and have a running maestro reload its own"}
 	var force bool
 	initCmd := &cobra.Command{
 		Use:   "init [path]",
@@ -63,7 +63,7 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		},
 	}
 	initCmd.Flags().BoolVar(&force, "force", false, "overwrite path if it exists")
-	cmd.AddCommand(initCmd, newCatalogReloadCmd(g), newCatalogVersionsCmd(g))
+	cmd.AddCommand(initCmd, newCatalogReloadCmd(g), newCatalogVersionsCmd(g), newCatalogCheckCmd(g))
 	return cmd
 }
 

@@ -37,6 +37,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional: default time.Now.
 	Now func() time.Time
+	// Withheld reports a tool agents are kept from for now (a red
+	// canary); a call to it is refused. Optional: default none.
+	Withheld func(*tools.Tool) bool
 }
 
 // WithDefaults returns c with optional fields filled in.
@@ -177,6 +180,9 @@ func (g *Gate) check(req Request) (call, error) {
 	}
 	if !agent.Allows(tool.Name) {
 		return call{}, refuseNotAllowed(req.Tool, agent.ID)
+	}
+	if g.cfg.Withheld != nil && g.cfg.Withheld(tool) {
+		return call{}, refuseCanaryRed(tool.Name)
 	}
 	if err := tool.ValidateArgs(req.Args); err != nil {
 		return call{}, refuseInvalidArgs(tool, err)

@@ -49,6 +49,17 @@ func refuseNotAllowed(name, agent string) *apitype.Refusal {
 	})
 }
 
+func refuseCanaryRed(name string) *apitype.Refusal {
+	return refuse(http.StatusServiceUnavailable, observation.Failure{
+		Code:          mt.CodeCanaryRed,
+		Summary:       fmt.Sprintf("%s is withheld: its reality canary last failed; nothing was run", name),
+		RootCause:     "The tool requires a green canary, and the last canary run could not confirm its effect at the provider.",
+		Remediation:   "Hand over to a human, or use another tool from GET /v1/tools; the tool returns once a canary run passes.",
+		StopCondition: "Do not retry this tool in this conversation.",
+		Wording:       "I'm not able to do that right now, but I can pass it to the team.",
+	})
+}
+
 func refuseInvalidArgs(tool *tools.Tool, err error) *apitype.Refusal {
 	f := observation.Failure{
 		Code:          mt.CodeInvalidArgs,

@@ -384,7 +384,7 @@ func (s *Server) handlePlatformExport(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Give the agent a platform block with kind: %s in the catalog.", kind)))
 		return
 	}
-	out, err := platform.Export(s.cfg.Catalog.Load(), agent, s.baseURL(r))
+	out, err := platform.ExportWithout(s.cfg.Catalog.Load(), agent, s.baseURL(r), s.cfg.Canary.Withheld)
 	if err != nil {
 		s.cfg.Logger.Error("could not export platform tools", "agent", id, "err", err)
 		writeRefusal(w, internalRefusal())

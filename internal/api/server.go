@@ -13,6 +13,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/outbox"
 	"github.com/maestro-run/maestro/internal/transcriptref"
@@ -96,6 +97,13 @@ type Config struct {
 	// if it passes every check, for POST /v1/catalog/reload. Optional:
 	// without it that route answers 404.
 	ReloadCatalog func(context.Context) (apitype.CatalogReload, error)
+	// Canary is the reality canary's state: GET /v1/canary reads it, and
+	// tools it withholds are neither listed nor called. Optional: without
+	// it nothing is withheld and the canary routes answer 404.
+	Canary *canary.State
+	// RunCanary runs the canary now and returns its run ID, for POST
+	// /v1/canary/run. Optional: without it that route answers 404.
+	RunCanary func(context.Context) (string, error)
 }
 
 // Deliverer makes one attempt at a queued signal and records the outcome;
@@ -184,6 +192,8 @@ var Routes = []string{
 	"GET /v1/audit",
 	"POST /v1/catalog/reload",
 	"GET /v1/catalog/versions",
+	"GET /v1/canary",
+	"POST /v1/canary/run",
 	"GET /v1/metrics",
 	"GET /v1/reconciliations",
 	"GET /v1/reconciliations/{key}",
@@ -221,6 +231,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/audit", s.opsOnly(s.handleAudit))
 	s.mux.HandleFunc("POST /v1/catalog/reload", s.opsOnly(s.handleCatalogReload))
 	s.mux.HandleFunc("GET /v1/catalog/versions", s.opsOnly(s.handleCatalogVersions))
+	s.mux.HandleFunc("GET /v1/canary", s.opsOnly(s.handleCanary))
+	s.mux.HandleFunc("POST /v1/canary/run", s.opsOnly(s.handleCanaryRun))
 	s.mux.HandleFunc("GET /v1/metrics", s.opsOnly(handleMetrics))
 	s.mux.HandleFunc("GET /v1/reconciliations", s.opsOnly(s.handleListReconciliations))
 	s.mux.HandleFunc("GET /v1/reconciliations/{key}", s.opsOnly(s.handleGetReconciliation))

@@ -11,7 +11,7 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
 	agent := agentFrom(r.Context())
 	out := apitype.ToolList{Agent: agent.ID, Tools: []apitype.Tool{}}
 	for _, t := range s.cfg.Catalog.Load().Tools() {
-		if !agent.Allows(t.Name) {
+		if !agent.Allows(t.Name) || s.cfg.Canary.Withheld(t) {
 			continue
 		}
 		out.Tools = append(out.Tools, apitype.Tool{

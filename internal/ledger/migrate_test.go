@@ -37,6 +37,7 @@ var allMigrations = []appliedMigration{
 	{Version: 14, Name: "platform_signatures"},
 	{Version: 15, Name: "catalog_versions"},
 	{Version: 16, Name: "console_sessions"},
+	{Version: 17, Name: "canary"},
 	{Version: 18, Name: "state_reads"},
 }
 

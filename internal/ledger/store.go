@@ -94,6 +94,13 @@ type Store interface {
 	// first: the history of which version was current when.
 	CatalogActivationList(ctx context.Context, limit int) ([]CatalogActivation, error)
 
+	// CanaryRecord stores one canary run's results; CanaryLastResults
+	// returns each tool's last one with its last success time, and
+	// CanaryRunResults one run's (see canary.go).
+	CanaryRecord(ctx context.Context, results []CanaryResult) error
+	CanaryLastResults(ctx context.Context) ([]CanaryResult, error)
+	CanaryRunResults(ctx context.Context, runID string) ([]CanaryResult, error)
+
 	RefusalInsert(ctx context.Context, r Refusal) error
 	// RefusalList returns the most recent refusals, newest first.
 	RefusalList(ctx context.Context, limit int) ([]Refusal, error)

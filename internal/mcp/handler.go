@@ -41,6 +41,10 @@ type Config struct {
 	PublicURL string
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
+	// Withheld reports a tool agents are kept from for now (a red
+	// canary): it is left out of the tool list until it is offered again.
+	// Optional: default none withheld.
+	Withheld func(*tools.Tool) bool
 }
 
 // Handler is the MCP endpoint.
@@ -48,6 +52,7 @@ type Handler struct {
 	cfg        Config
 	publicHost string
 	servers    map[string]*sdk.Server // by agent ID
+	withheld   withheldTools
 	api        *http.Client
 	next       http.Handler
 }
@@ -154,7 +159,11 @@ func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	if ti == nil {
 		return nil
 	}
-	return h.servers[ti.UserID]
+	srv := h.servers[ti.UserID]
+	if srv != nil && h.cfg.Withheld != nil {
+		h.offer(ti.UserID, srv)
+	}
+	return srv
 }
 
 // hostAllowed refuses a request that reached a loopback address under a

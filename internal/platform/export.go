@@ -67,6 +67,12 @@ func Routes(cat *tools.Catalog, baseURL string) []Route {
 // Export builds the platform's tool definitions for an agent, for the
 // tools its platform block exposes, with maestro reachable at baseURL.
 func Export(cat *tools.Catalog, agent *tools.Agent, baseURL string) (apitype.PlatformExport, error) {
+	return ExportWithout(cat, agent, baseURL, nil)
+}
+
+// ExportWithout is Export leaving out the tools withheld reports, such as
+// those a red canary keeps from agents. A nil withheld leaves out none.
+func ExportWithout(cat *tools.Catalog, agent *tools.Agent, baseURL string, withheld func(*tools.Tool) bool) (apitype.PlatformExport, error) {
 	pl := agent.Platform
 	if pl == nil {
 		return apitype.PlatformExport{}, fmt.Errorf("agent %q has no platform block", agent.ID)
@@ -79,7 +85,7 @@ func Export(cat *tools.Catalog, agent *tools.Agent, baseURL string) (apitype.Pla
 	secret := "<the value of $" + pl.SecretEnv + ">"
 	for _, name := range pl.Tools {
 		t, ok := cat.Tool(name)
-		if !ok {
+		if !ok || (withheld != nil && withheld(t)) {
 			continue
 		}
 		var schema map[string]any

@@ -26,6 +26,15 @@ import (
 
 // Config is a maestro process's configuration.
 type Config struct {
+	// CanaryEvery is how often the reality canary runs
+	// (MAESTRO_CANARY_INTERVAL, e.g. 24h; 0 or off turns the schedule
+	// off). Optional: default 24h.
+	CanaryEvery time.Duration
+	// CanarySESStoreURL is a store of sent mail the canary reads its
+	// emails back from (MAESTRO_CANARY_SES_STORE_URL): SES itself has no
+	// read API. Optional: in dev mode the SES stand-in's; otherwise an
+	// email canary fails to read back.
+	CanarySESStoreURL string
 	// Dev runs everything embedded: Temporal with SQLite persistence, the
 	// provider stand-ins, and a SQLite ledger unless DatabaseURL is set.
 	// It runs in role all.
@@ -275,6 +284,8 @@ func FromEnv() Config {
 		},
 		CodecOrigin: os.Getenv("MAESTRO_CODEC_CORS_ORIGIN"),
 
+		CanarySESStoreURL: os.Getenv("MAESTRO_CANARY_SES_STORE_URL"),
+
 		DependencyTimeout: durationEnv("MAESTRO_DEPENDENCY_TIMEOUT"),
 		Providers: Providers{
 			Twilio: connectors.TwilioConfig{
@@ -293,6 +304,17 @@ func FromEnv() Config {
 			},
 			HTTP: httpServicesFromEnv(),
 		},
+	}
+	switch v := os.Getenv("MAESTRO_CANARY_INTERVAL"); v {
+	case "":
+	case "0", "off":
+		c.CanaryEvery = -1
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			c.envErrs = append(c.envErrs, fmt.Errorf("MAESTRO_CANARY_INTERVAL must be a positive duration such as 24h, or 0 or off, got %q", v))
+		}
+		c.CanaryEvery = d
 	}
 	if v := os.Getenv("TEMPORAL_TLS"); v != "" {
 		on, err := strconv.ParseBool(v)

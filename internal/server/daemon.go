@@ -136,6 +136,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		CodecOrigin:  cfg.CodecOrigin,
 		CatalogFile:  func() ([]byte, error) { return catalogFile(cfg) },
 		CatalogPoll:  cfg.CatalogPoll,
+		Canary:       d.canaryConfig(),
 		CheckCatalog: func(cat *tools.Catalog) error {
 			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers))
 		},

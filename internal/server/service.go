@@ -21,6 +21,7 @@ import (
 	"github.com/maestro-run/maestro/internal/admission"
 	"github.com/maestro-run/maestro/internal/api"
 	"github.com/maestro-run/maestro/internal/callback"
+	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/codec"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/console"
@@ -122,6 +123,8 @@ type CoreConfig struct {
 	// version is current, to follow another process's reload. Optional:
 	// default 5s.
 	CatalogPoll time.Duration
+	// Canary configures the reality canary: see canary.go. Optional.
+	Canary CanaryConfig
 }
 
 // HTTPTimeouts are the API server's connection timeouts. Without them one
@@ -181,6 +184,9 @@ func (c CoreConfig) WithDefaults() CoreConfig {
 	if c.CatalogPoll == 0 {
 		c.CatalogPoll = 5 * time.Second
 	}
+	if c.Canary.Every == 0 {
+		c.Canary.Every = DefaultCanaryEvery
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -219,6 +225,8 @@ type Core struct {
 	// drift says why this process does not serve the ledger's current
 	// catalog version; nil when it does.
 	drift atomic.Pointer[string]
+	// canary says which tools a red canary withholds from agents.
+	canary *canary.State
 }
 
 // StartCore mirrors the catalog into the registry, starts the parts its
@@ -254,12 +262,16 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 	s.ready = &readyCheck{store: cfg.Store, temporal: cfg.Temporal, catalog: s.catalogState}
 	// The API needs the activities too: it settles reconciliations and
 	// finishes stranded invocations itself.
-	gate, acts, err := newGateAndActivities(cfg, s.live)
+	runner, err := newCanary(cfg, s)
+	if err != nil {
+		return nil, err
+	}
+	gate, acts, err := newGateAndActivities(cfg, s.live, s.canary.Withheld)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Role.RunsWorker() {
-		if s.worker, err = startWorker(ctx, cfg, acts); err != nil {
+		if s.worker, err = startWorker(ctx, cfg, acts, runner); err != nil {
 			return nil, err
 		}
 	}
@@ -290,9 +302,9 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 
 // newGateAndActivities builds the admission gate and the activities that
 // share it.
-func newGateAndActivities(cfg CoreConfig, live tools.Source) (*admission.Gate, *activities.Activities, error) {
+func newGateAndActivities(cfg CoreConfig, live tools.Source, withheld func(*tools.Tool) bool) (*admission.Gate, *activities.Activities, error) {
 	gate, err := admission.New(admission.Config{
-		Store: cfg.Store, Catalog: live, Temporal: cfg.Temporal,
+		Store: cfg.Store, Catalog: live, Temporal: cfg.Temporal, Withheld: withheld,
 		TaskQueue: cfg.TaskQueue, Logger: cfg.Logger, RollbackWait: cfg.RollbackWait,
 	})
 	if err != nil {
@@ -311,12 +323,15 @@ func newGateAndActivities(cfg CoreConfig, live tools.Source) (*admission.Gate, *
 
 // startWorker starts the worker on the task queue and schedules the audit
 // and the sweep; on error nothing is left running.
-func startWorker(ctx context.Context, cfg CoreConfig, acts *activities.Activities) (worker.Worker, error) {
+func startWorker(ctx context.Context, cfg CoreConfig, acts *activities.Activities, runner *canary.Runner) (worker.Worker, error) {
 	// On Stop the worker polls no more and gives the activities it runs
 	// the drain window to finish and report: cancelled mid-call, a
 	// provider call's outcome would be unknown and go to reconciliation.
 	w := worker.New(cfg.Temporal, cfg.TaskQueue, worker.Options{WorkerStopTimeout: cfg.DrainTimeout})
 	Register(w, acts)
+	if runner != nil {
+		runner.Register(w)
+	}
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("error starting worker: %w", err)
 	}
@@ -327,6 +342,12 @@ func startWorker(ctx context.Context, cfg CoreConfig, acts *activities.Activitie
 	if err := scheduleSweep(ctx, cfg.Temporal, cfg.TaskQueue, cfg.SweepEvery); err != nil {
 		w.Stop()
 		return nil, err
+	}
+	if runner != nil {
+		if err := scheduleCanary(ctx, cfg.Temporal, cfg.TaskQueue, cfg.Canary.Every); err != nil {
+			w.Stop()
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -348,11 +369,12 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 		PlatformSecrets: platforms, LoopbackCallbacks: cfg.LoopbackCallbacks, Ready: s.ready.check,
 		Codec: payloadCodec(cfg.Codec), CodecOrigin: cfg.CodecOrigin,
 		ReloadCatalog: s.reloadHandler(),
+		Canary:        s.canary, RunCanary: s.runCanary(cfg.Temporal, cfg.TaskQueue),
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger})
+	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Withheld: s.canary.Withheld})
 	if err != nil {
 		return nil, nil, err
 	}

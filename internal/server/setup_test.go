@@ -233,6 +233,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		CodecOrigin:       testUIOrigin,
 		CatalogFile:       o.catalogFile.reader(),
 		CatalogPoll:       o.catalogPoll,
+		Canary:            server.CanaryConfig{Reader: sins.Reader(), Services: sins.HTTPServices()},
 	})
 	require.NoError(t, err)
 	var stopOnce sync.Once

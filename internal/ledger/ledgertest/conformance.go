@@ -64,6 +64,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testSweep(t, setup)
 	})
+	t.Run("Canary", func(t *testing.T) {
+		t.Parallel()
+		testCanary(t, setup)
+	})
 	t.Run("MessageStatus", func(t *testing.T) {
 		t.Parallel()
 		testMessageStatus(t, setup)
