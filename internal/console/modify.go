@@ -217,7 +217,21 @@ func violations(err error) []string {
 	return out
 }
 
-// diff lines up the frozen and the edited arguments by name.
+// stateRows lines up what a write's before and after reads saw, field by
+// field.
+func stateRows(sr *apitype.StateReads) []diffRow {
+	var before, after json.RawMessage
+	if sr.Before != nil {
+		before = sr.Before.State
+	}
+	if sr.After != nil {
+		after = sr.After.State
+	}
+	return diff(before, after)
+}
+
+// diff lines up two JSON objects' members by name: the frozen and the
+// edited arguments, or a record before and after a write.
 func diff(before, after json.RawMessage) []diffRow {
 	var b, a map[string]json.RawMessage
 	_ = json.Unmarshal(before, &b)

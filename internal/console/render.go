@@ -109,6 +109,7 @@ var notices = map[string]string{
 	"checked":        "Checked the provider again.",
 	"settled":        "Settled with your decision.",
 	"retried":        "Delivery retried.",
+	"canary":         "Canary run finished.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
@@ -129,6 +130,7 @@ var funcs = template.FuncMap{
 		return d.String() + " left"
 	},
 	"pretty":  prettyJSON,
+	"states":  stateRows,
 	"argrows": argRows,
 	"join":    strings.Join,
 	"has":     func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },

@@ -157,7 +157,7 @@ func TestConsoleBrowserManagerModifiesARefund(t *testing.T) {
 	require.Contains(t, text(t, ctx, "ol.calls"), "issue_refund")
 	require.Contains(t, text(t, ctx, "section[aria-labelledby=undo]"), "cancel_refund")
 	shoot(t, ctx, "session")
-	for _, page := range []string{"reconciliations", "audit", "sessions"} {
+	for _, page := range []string{"reconciliations", "audit", "sessions", "canary"} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.url+"/console/"+page), chromedp.WaitVisible(chromedp.CSS("main h1"))))
 		shoot(t, ctx, page)
 	}

@@ -182,3 +182,24 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	require.NoError(t, err)
 	return u
 }
+
+func TestConsoleShowsAWriteBeforeAndAfter(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	del, err := e.invoke("delete_tenant_account", e.key("delete"), `{"tenant_id":"t_101"}`)
+	require.NoError(t, err)
+	_, err = e.ops.Approve(e.ctx, del.ApprovalID, "the holder asked in writing")
+	require.NoError(t, err)
+	done, err := e.agent.Wait(e.ctx, del.InvocationID)
+	require.NoError(t, err)
+	require.Equal(t, "succeeded", string(done.State))
+
+	o := e.signIn(tools.DemoOpsKey)
+	_, body := o.get("/console/sessions/" + e.session)
+	page := textOf(body)
+	require.Contains(t, page, "The record before and after this write")
+	require.Regexp(t, `deleted false true`, page, "the tenant record as the back office gave it, before and after")
+
+	_, body = o.get("/console/canary")
+	require.Contains(t, textOf(body), "Reality canary")
+}
