@@ -42,16 +42,24 @@ func canaryTool(t *testing.T, st apitype.CanaryStatus, name string) apitype.Cana
 	return apitype.CanaryTool{}
 }
 
+// offered reports whether agents are offered a tool, checking that
+// GET /v1/tools and the MCP tool list agree.
 func offered(t *testing.T, e *env, name string) bool {
 	t.Helper()
 	list, err := e.agent.Tools(e.ctx)
 	require.NoError(t, err)
+	var inAPI, inMCP bool
 	for _, tl := range list.Tools {
-		if tl.Name == name {
-			return true
-		}
+		inAPI = inAPI || tl.Name == name
 	}
-	return false
+	cs := e.mcpSession(nil)
+	res, err := cs.ListTools(e.ctx, nil)
+	require.NoError(t, err)
+	for _, tl := range res.Tools {
+		inMCP = inMCP || tl.Name == name
+	}
+	require.Equal(t, inAPI, inMCP, "GET /v1/tools and MCP list %s alike", name)
+	return inAPI
 }
 
 // TestCanary runs the canary against the stand-ins: green read back from

@@ -164,5 +164,5 @@ func TestStartRefusesACatalogTheFenceRefuses(t *testing.T) {
 	se := startProduction(t, []byte(noNotice), server.Providers{})
 	require.True(t, strings.HasPrefix(se.What, "checking the catalog "), se.What)
 	require.ErrorContains(t, se.Err, "fence: escalate_to_human: emergency-without-notice")
-	require.Contains(t, se.Fix, "cmd/eval catalog check")
+	require.Contains(t, se.Fix, "starter catalog check")
 }

@@ -33,7 +33,7 @@ const demoKeysFix = "give each its own key: `starter keys new` prints a fresh ke
 	"and hand the key only to that agent or operator"
 
 const fenceFix = "give each tool named above what the fence asks for (docs/catalog.md describes the rules); " +
-	"`go run ./cmd/eval catalog check FILE` runs the same checks without starting"
+	"`starter catalog check FILE` runs the same checks without starting"
 
 const codecFix = "give each key as MAESTRO_CODEC_KEYS=id=base64key[,id2=…] or as <id>.key files in MAESTRO_CODEC_KEY_DIR " +
 	"(make one with: openssl rand -base64 32), and name the one to encrypt with in MAESTRO_CODEC_ACTIVE_KEY"
