@@ -161,7 +161,7 @@ func TestGatedRefundTellsTheManagerOncePerChannelWithReceipts(t *testing.T) {
 	email := detailOf(t, events["operator:demo-manager:email:0"])
 	var mails []string
 	for _, m := range e.standins.SES.Emails() {
-		for _, to := range m.Destination.ToAddresses {
+		for _, to := range m.Destination.To {
 			if to == managerEmail {
 				mails = append(mails, m.MessageID)
 			}
