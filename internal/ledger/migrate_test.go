@@ -36,6 +36,7 @@ var allMigrations = []appliedMigration{
 	{Version: 13, Name: "durable_postcall"},
 	{Version: 14, Name: "platform_signatures"},
 	{Version: 15, Name: "catalog_versions"},
+	{Version: 19, Name: "approval_notifications"},
 }
 
 func TestMigrate(t *testing.T) {
