@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -67,6 +69,16 @@ type Config struct {
 	// that went out and delivers the rest afterwards (ADR 14). Optional:
 	// default 3s.
 	PartsBudget time.Duration
+	// PublicURL is the base URL the console is reached at, for the link
+	// in a notification to an approver. Optional: default no link (the
+	// request's ID is named instead).
+	PublicURL string
+	// Getenv reads the webhook channels' signing secrets, named in the
+	// catalog. Optional: default os.Getenv.
+	Getenv func(string) string
+	// WebhookClient posts notifications to webhook channels. Optional:
+	// default a client with a 10s timeout.
+	WebhookClient *http.Client
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -90,6 +102,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.WebhookClient == nil {
+		c.WebhookClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	if c.TaskQueue == "" {
 		c.TaskQueue = workflows.TaskQueue
@@ -151,6 +169,9 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.PostCallPersist, activityName(workflows.ActivityPostCallPersist))
 	w.RegisterActivityWithOptions(a.PostCallAttempt, activityName(workflows.ActivityPostCallAttempt))
 	w.RegisterActivityWithOptions(a.PostCallSettled, activityName(workflows.ActivityPostCallSettled))
+	w.RegisterActivityWithOptions(a.NotifyPlan, activityName(workflows.ActivityNotifyPlan))
+	w.RegisterActivityWithOptions(a.Notify, activityName(workflows.ActivityNotify))
+	w.RegisterActivityWithOptions(a.NotifyFailed, activityName(workflows.ActivityNotifyFailed))
 }
 
 func (a *Activities) extractor() postcall.Extractor {

@@ -112,8 +112,11 @@ func (a *Agent) Allowed() []string {
 // An Operator is a human (or ops tool) who decides approvals. Roles are
 // matched against a gated tool's approver role.
 type Operator struct {
-	ID     string
-	Roles  []string
+	ID    string
+	Roles []string
+	// Notify are the channels the operator is told at when a request
+	// waits for one of their roles.
+	Notify []Channel
 	key    keyHash
 	hasKey bool
 }

@@ -13,6 +13,7 @@ type Catalog struct {
 	sorted    []*Tool
 	agents    []*Agent
 	operators []*Operator
+	roles     []*Role
 	postCall  *PostCall
 	// sessionFacts is the contract of what a session may carry: see
 	// SessionFact.

@@ -28,8 +28,11 @@ type (
 		Version   int            `yaml:"version"`
 		Agents    []agentFile    `yaml:"agents"`
 		Operators []operatorFile `yaml:"operators"`
-		Tools     []toolFile     `yaml:"tools"`
-		PostCall  *postCallFile  `yaml:"postcall"`
+		// Roles set who is told when a request waits for a role, and
+		// whom it escalates to: see notify.go.
+		Roles    []roleFile    `yaml:"roles"`
+		Tools    []toolFile    `yaml:"tools"`
+		PostCall *postCallFile `yaml:"postcall"`
 		// SessionFacts declares what a session's context may carry.
 		SessionFacts []sessionFactFile `yaml:"session_facts"`
 	}
@@ -57,6 +60,9 @@ type (
 		ID           string   `yaml:"id"`
 		APIKeySHA256 string   `yaml:"api_key_sha256"`
 		Roles        []string `yaml:"roles"`
+		// Notify are the channels the operator is told at when a request
+		// waits for one of their roles.
+		Notify []channelFile `yaml:"notify"`
 	}
 	toolFile struct {
 		Name          string            `yaml:"name"`
@@ -95,6 +101,9 @@ type (
 		// AutoApproveProvenance lists the fact provenances the rule may
 		// rest on.
 		AutoApproveProvenance []string `yaml:"auto_approve_provenance"`
+		// NotifyFields names the arguments a notification shows (the
+		// amount, the recipient).
+		NotifyFields []string `yaml:"notify_fields"`
 	}
 	compensationFile struct {
 		Tool    string            `yaml:"tool"`
@@ -165,6 +174,9 @@ func Load(data []byte) (*Catalog, error) {
 	for i, of := range f.Operators {
 		c.operators = append(c.operators, buildOperator(p, rowName("operators", i, of.ID), of))
 	}
+	for i, rf := range f.Roles {
+		c.roles = append(c.roles, buildRole(p, rowName("roles", i, rf.Name), rf))
+	}
 	if f.PostCall != nil {
 		c.postCall = buildPostCall(p, *f.PostCall)
 	}
@@ -179,6 +191,7 @@ func Load(data []byte) (*Catalog, error) {
 	v.platforms()
 	v.descriptions(rows)
 	v.operators()
+	v.roles()
 	v.uniqueKeys()
 	v.postCall()
 	if err := p.err(); err != nil {
@@ -396,6 +409,7 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 		ApproverRole:    af.ApproverRole,
 		OnTimeout:       OnTimeout(af.OnTimeout),
 		AutoApproveWhen: strings.TrimSpace(af.AutoApproveWhen),
+		NotifyFields:    af.NotifyFields,
 	}
 	if af.Timeout != "" {
 		d, err := time.ParseDuration(af.Timeout)
@@ -465,7 +479,7 @@ func buildAgent(p *problems, row string, af agentFile) *Agent {
 }
 
 func buildOperator(p *problems, row string, of operatorFile) *Operator {
-	o := &Operator{ID: of.ID, Roles: of.Roles}
+	o := &Operator{ID: of.ID, Roles: of.Roles, Notify: buildChannels(p, row, "notify", of.Notify)}
 	if of.APIKeySHA256 != "" {
 		h, err := parseKeyHash(of.APIKeySHA256)
 		if err != nil {

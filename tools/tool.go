@@ -95,6 +95,10 @@ type Approval struct {
 	// from any other source are hidden from it. Optional: default operator
 	// and every platform-signed source, never agent-declared.
 	Provenance []maestrotype.Provenance
+	// NotifyFields names the arguments a notification to an approver
+	// shows, in order (the amount, the recipient). Optional: default a
+	// compact summary of every argument.
+	NotifyFields []string
 }
 
 // TrustsFact reports whether the rule may rest on a fact of provenance p.

@@ -102,6 +102,7 @@ var toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 func (v *validator) tools(rows []toolRow) {
 	for _, r := range rows {
 		v.tool(r.row, r.tool)
+		v.notifyFields(r.row, r.tool)
 	}
 }
 

@@ -198,6 +198,9 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 	timedOut := false
 	decided := in.PreApproved
 	background := backgroundParts(ctx)
+	if in.Notify && !decided {
+		startNotify(ctx, in.ApprovalID)
+	}
 	for {
 		if !decided {
 			sel := workflow.NewSelector(ctx)

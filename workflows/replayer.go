@@ -13,6 +13,7 @@ import (
 func Register(r worker.WorkflowRegistry) {
 	for name, fn := range map[string]any{
 		InvocationWorkflowName:    InvocationWorkflow,
+		NotifyWorkflowName:        NotifyWorkflow,
 		SessionWorkflowName:       SessionWorkflow,
 		PostCallWorkflowName:      PostCallWorkflow,
 		PostCallRetryWorkflowName: PostCallRetryWorkflow,

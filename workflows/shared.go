@@ -58,6 +58,9 @@ type InvocationInput struct {
 	PreApproved bool
 	// ApprovalTimeout is how long a gated call waits for a decision.
 	ApprovalTimeout time.Duration
+	// Notify is set when the approver role has channels to be told on:
+	// the invocation starts NotifyWorkflow for its request.
+	Notify bool `json:",omitempty"`
 }
 
 // InvocationResult is the invocation's final state and observation.

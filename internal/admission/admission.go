@@ -295,6 +295,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		in.PreApproved = apr.Status != ledger.ApprovalPending
 		adm.Decided = in.PreApproved
 		in.ApprovalTimeout = c.tool.Approval.Timeout
+		in.Notify = g.cfg.Catalog.Load().Notifies(apr.ApproverRole)
 	}
 	// Starting is idempotent: a duplicate request, or a retry after a crash
 	// between the insert and the start, finds the workflow already there.

@@ -26,9 +26,15 @@ func (l *ledger) ApprovalEventList(ctx context.Context, approvalID string) ([]Ap
 	return events, nil
 }
 
-// recordsRefusal reports whether k records an attempt that changed nothing.
+// recordsRefusal reports whether k records an attempt that changed nothing:
+// a refusal, or telling an operator about the request.
 func (k ApprovalEventKind) recordsRefusal() bool {
-	return k == ApprovalEventDecisionRefused || k == ApprovalEventTokenRefused
+	switch k {
+	case ApprovalEventDecisionRefused, ApprovalEventTokenRefused,
+		ApprovalEventNotified, ApprovalEventNotifyFailed, ApprovalEventEscalated:
+		return true
+	}
+	return false
 }
 
 // appendEvent logs e through q: inside the transaction that makes the

@@ -39,6 +39,7 @@ var allMigrations = []appliedMigration{
 	{Version: 16, Name: "console_sessions"},
 	{Version: 17, Name: "canary"},
 	{Version: 18, Name: "state_reads"},
+	{Version: 19, Name: "approval_notifications"},
 }
 
 func TestMigrate(t *testing.T) {

@@ -402,7 +402,8 @@ type Store interface {
 	ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (ApprovalDecideResult, error)
 
 	// ApprovalEventInsert logs an attempt that changed nothing: a decision
-	// refused (an approver without the role, say) or a token refused. The
+	// refused (an approver without the role, say), a token refused, or an
+	// operator notified of the request (or not, or an escalation). The
 	// events that record a change are written only by the call that makes
 	// it, so the log cannot claim a decision the request does not show.
 	// ArgsHashBefore defaults to the request's current arguments hash. An
@@ -794,6 +795,15 @@ const (
 	// ApprovalEventDecisionRefused: a decision attempt was refused before
 	// it reached the request (the wrong role, say).
 	ApprovalEventDecisionRefused ApprovalEventKind = "decision_refused"
+	// ApprovalEventNotified: an operator was told of the request; Detail
+	// holds the stage, recipient, channel and the provider's receipt.
+	ApprovalEventNotified ApprovalEventKind = "notified"
+	// ApprovalEventNotifyFailed: a notification could not be sent; Detail
+	// says to whom and why. It never decides the request.
+	ApprovalEventNotifyFailed ApprovalEventKind = "notify_failed"
+	// ApprovalEventEscalated: the request was still undecided when its
+	// role's escalation time came, and the escalation list is told.
+	ApprovalEventEscalated ApprovalEventKind = "escalated"
 )
 
 // ApprovalEvent is one entry of a request's append-only log.

@@ -400,5 +400,6 @@ func catalogKinds(c *tools.Catalog) []maestrotype.ConnectorKind {
 	for _, t := range c.Tools() {
 		kinds = append(kinds, t.Connector.Kind)
 	}
+	kinds = append(kinds, notifyKinds(c)...)
 	return kinds
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/tools"
 )
 
 // NewReadyCheck exposes /readyz's check to the package's external tests:
@@ -14,4 +15,10 @@ import (
 func NewReadyCheck(store ledger.Store, temporal client.Client) (check func(context.Context) apitype.Readiness, drain func()) {
 	r := &readyCheck{store: store, temporal: temporal}
 	return r.check, r.drain
+}
+
+// CheckNotifyWebhooks exposes the start check of the catalog's webhook
+// notification channels, as run outside dev mode.
+func CheckNotifyWebhooks(cat *tools.Catalog, getenv func(string) string) error {
+	return checkNotifyWebhooks(CoreConfig{Catalog: cat, Getenv: getenv})
 }

@@ -250,6 +250,9 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 			return nil, err
 		}
 	}
+	if err := checkNotifyWebhooks(cfg); err != nil {
+		return nil, err
+	}
 	// Starting makes this process's catalog the current version: the last
 	// process to start or reload names it, and the others follow.
 	version := ledger.CatalogVersion{Version: cfg.Catalog.Hash(), Source: cfg.Catalog.Source()}
@@ -314,6 +317,7 @@ func newGateAndActivities(cfg CoreConfig, live tools.Source, withheld func(*tool
 		Store: cfg.Store, Catalog: live, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
 		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, ListingLag: cfg.ListingLag, Logger: cfg.Logger,
 		TaskQueue: cfg.TaskQueue, PostCallBackoff: cfg.PostCallBackoff, Transcripts: cfg.Transcripts,
+		PublicURL: cfg.PublicURL, Getenv: cfg.Getenv,
 	})
 	if err != nil {
 		return nil, nil, err
