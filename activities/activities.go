@@ -67,6 +67,9 @@ type Config struct {
 	// that went out and delivers the rest afterwards (ADR 14). Optional:
 	// default 3s.
 	PartsBudget time.Duration
+	// Providers times and traces each provider call. Optional: default
+	// none.
+	Providers ProviderObserver
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }

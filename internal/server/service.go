@@ -26,6 +26,7 @@ import (
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/mcp"
 	"github.com/maestro-run/maestro/internal/outbox"
+	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -117,6 +118,11 @@ type CoreConfig struct {
 	// version is current, to follow another process's reload. Optional:
 	// default 5s.
 	CatalogPoll time.Duration
+	// Telemetry serves /metrics, times provider calls and, when it
+	// traces, makes a span of each request; the Temporal client should
+	// have been made with its ClientOptions. Optional: default metrics
+	// only, without Temporal's.
+	Telemetry *telemetry.Telemetry
 }
 
 // HTTPTimeouts are the API server's connection timeouts. Without them one
@@ -230,6 +236,15 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 	if err := cfg.Transcripts.Validate(); err != nil {
 		return nil, fmt.Errorf("service: %w", err)
 	}
+	if cfg.Telemetry == nil {
+		var err error
+		if cfg.Telemetry, err = telemetry.New(ctx, telemetry.Config{Logger: cfg.Logger}); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Telemetry.CollectLedger(cfg.Store); err != nil {
+		return nil, err
+	}
 	var callbacks *callback.Relay
 	if cfg.Role.ServesAPI() {
 		var err error
@@ -273,7 +288,7 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 		}
 	}
 	s.http = &http.Server{
-		Handler:           handler,
+		Handler:           cfg.Telemetry.Handler(handler),
 		ReadHeaderTimeout: cfg.Timeouts.ReadHeader,
 		ReadTimeout:       cfg.Timeouts.Read,
 		WriteTimeout:      cfg.Timeouts.Write,
@@ -297,6 +312,7 @@ func newGateAndActivities(cfg CoreConfig, live tools.Source) (*admission.Gate, *
 		Store: cfg.Store, Catalog: live, Connectors: cfg.Connectors, Gate: gate, Temporal: cfg.Temporal,
 		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, ListingLag: cfg.ListingLag, Logger: cfg.Logger,
 		TaskQueue: cfg.TaskQueue, PostCallBackoff: cfg.PostCallBackoff, Transcripts: cfg.Transcripts,
+		Providers: cfg.Telemetry,
 	})
 	if err != nil {
 		return nil, nil, err
