@@ -203,7 +203,7 @@ func TestMetricsAgreeWithTheLedger(t *testing.T) {
 		calls[label(m, "provider")] += m.GetHistogram().GetSampleCount()
 		require.NotEmpty(t, label(m, "effect"))
 	}
-	require.Equal(t, uint64(1), calls["twilio"], "one text")
+	require.Equal(t, uint64(1), calls[string(mt.KindTwilioSMS)], "one text")
 	require.GreaterOrEqual(t, calls["http"], uint64(4), "two reads, the work order and its cancellation")
 
 	// Temporal's SDK metrics come through the same registry.
@@ -245,7 +245,7 @@ func TestEveryProcessServesMetrics(t *testing.T) {
 	twilio := func(families map[string]*dto.MetricFamily) uint64 {
 		var n uint64
 		for _, m := range families["maestro_provider_call_duration_seconds"].GetMetric() {
-			if label(m, "provider") == "twilio" {
+			if label(m, "provider") == string(mt.KindTwilioSMS) {
 				n += m.GetHistogram().GetSampleCount()
 			}
 		}
