@@ -79,6 +79,9 @@ type Config struct {
 	// WebhookClient posts notifications to webhook channels. Optional:
 	// default a client with a 10s timeout.
 	WebhookClient *http.Client
+	// Providers times and traces each provider call. Optional: default
+	// none.
+	Providers ProviderObserver
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }

@@ -222,7 +222,7 @@ func (a *Activities) answerPart(ctx context.Context, tool *tools.Tool, in workfl
 		}
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error handing the page over to its remaining parts: %w", err))
 	}
-	obs := a.partialObservation(ctx, tool, in, results)
+	obs := withTraceID(ctx, a.partialObservation(ctx, tool, in, results))
 	if err := a.cfg.Store.InvocationAnswerPart(ctx, in.InvocationID, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error recording the partial answer: %w", err))
 	}
@@ -356,7 +356,7 @@ func (a *Activities) part(ctx context.Context, tool *tools.Tool, in workflows.Ex
 	if err != nil || done != nil {
 		return orEmpty(done), err
 	}
-	res, err := a.cfg.Connectors.Do(ctx, p.Call)
+	res, err := a.do(ctx, tool, p.Call)
 	if err != nil {
 		ce := connectors.AsError(err)
 		failpoint.Inject(failpoint.AfterProviderError)
@@ -373,7 +373,7 @@ func (a *Activities) part(ctx context.Context, tool *tools.Tool, in workflows.Ex
 			if !resend {
 				return a.partFromLedger(ctx, pin, p)
 			}
-			res, err = a.cfg.Connectors.Do(ctx, p.Call)
+			res, err = a.do(ctx, tool, p.Call)
 			if err != nil {
 				ce = connectors.AsError(err)
 			}

@@ -68,7 +68,7 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 
 // read runs a lookup. Reads change nothing, so they need no ledger claim.
 func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
-	res, err := a.cfg.Connectors.Do(ctx, call)
+	res, err := a.do(ctx, tool, call)
 	if err != nil {
 		ce := connectors.AsError(err)
 		// A read changes nothing, so an unknown outcome is as safe to
@@ -152,7 +152,7 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 // claim with what came back. An answer that is lost is reconciled against
 // the provider's records before anything else is sent.
 func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, call connectors.Call, eff ledger.Effect) (workflows.InvocationResult, error) {
-	res, err := a.cfg.Connectors.Do(ctx, call)
+	res, err := a.do(ctx, tool, call)
 	if err != nil {
 		ce := connectors.AsError(err)
 		// The seam where the provider may have acted and answered with an
@@ -165,7 +165,7 @@ func (a *Activities) send(ctx context.Context, tool *tools.Tool, in workflows.Ex
 		if rerr != nil || !resend {
 			return rres, rerr
 		}
-		if res, err = a.cfg.Connectors.Do(ctx, call); err != nil {
+		if res, err = a.do(ctx, tool, call); err != nil {
 			return a.unknownAgain(ctx, tool, in, owner, call, connectors.AsError(err))
 		}
 	}
@@ -279,6 +279,7 @@ func outcome(state mt.InvocationState, obs mt.Observation) (workflows.Invocation
 
 // finish records the invocation's final state and observation.
 func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
+	obs = withTraceID(ctx, obs)
 	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}

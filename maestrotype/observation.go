@@ -119,6 +119,9 @@ type Source struct {
 	Tool         string `json:"tool,omitempty"`
 	OperationKey string `json:"operation_key,omitempty"`
 	InvocationID string `json:"invocation_id,omitempty"`
+	// TraceID is the OpenTelemetry trace the call ran in, when tracing is
+	// on.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // NextActions tells the agent what to do next. Every failure carries a root

@@ -24,6 +24,8 @@ func parseFlags() server.Config {
 	transcriptHosts := flag.String("transcript-hosts", strings.Join(cfg.TranscriptHosts, ","),
 		"comma-separated host[:port] list a transcript_ref may point at (env MAESTRO_TRANSCRIPT_HOSTS; default none: transcript_ref refused)")
 	flag.DurationVar(&cfg.DependencyTimeout, "dependency-timeout", cfg.DependencyTimeout, "how long start-up waits, in all, for PostgreSQL and Temporal to answer (env MAESTRO_DEPENDENCY_TIMEOUT; default 2m)")
+	flag.StringVar(&cfg.Telemetry.TracesEndpoint, "otlp-traces-endpoint", cfg.Telemetry.TracesEndpoint,
+		"OTLP/HTTP URL traces are sent to, e.g. http://collector:4318/v1/traces (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces; default none: tracing off). Every process serves Prometheus metrics on GET /metrics")
 	flag.Parse()
 	cfg.TranscriptHosts = transcriptref.ParseHosts(*transcriptHosts)
 	return cfg

@@ -105,6 +105,9 @@ type Store interface {
 	// RefusalList returns the most recent refusals, newest first.
 	RefusalList(ctx context.Context, limit int) ([]Refusal, error)
 
+	// MetricCounts returns the totals metrics report, counted now.
+	MetricCounts(ctx context.Context) (MetricCounts, error)
+
 	// SessionUpsert creates the session on its first call, active, and
 	// returns it as stored: on every later call the stored session comes
 	// back unchanged, so facts given later are ignored and a session's

@@ -21,6 +21,7 @@ import (
 	"github.com/maestro-run/maestro/internal/codec"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 )
 
@@ -126,6 +127,10 @@ type Config struct {
 	// and Temporal to answer: in compose or Kubernetes they often come up
 	// after maestro. Optional: default 2m.
 	DependencyTimeout time.Duration
+	// Telemetry configures traces (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+	// OTEL_EXPORTER_OTLP_ENDPOINT); metrics are always served on
+	// /metrics. Optional: default traces off.
+	Telemetry telemetry.Config
 	// Logger. Optional: default a text logger on stderr.
 	Logger *slog.Logger
 
@@ -316,6 +321,7 @@ func FromEnv() Config {
 		}
 		c.CanaryEvery = d
 	}
+	c.Telemetry = telemetry.FromEnv(os.Getenv)
 	if v := os.Getenv("TEMPORAL_TLS"); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {

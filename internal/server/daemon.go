@@ -18,6 +18,7 @@ import (
 	"github.com/maestro-run/maestro/internal/devtemporal"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/standin"
+	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -36,6 +37,7 @@ type Server struct {
 	codec     *codec.Codec
 	store     ledger.Store
 	standins  *standin.Set // nil outside dev mode
+	telemetry *telemetry.Telemetry
 	service   *Core
 	// publicURL is where providers reach the API; empty when unknown.
 	publicURL string
@@ -107,6 +109,11 @@ func (d *Server) start(ctx context.Context) (err error) {
 	}
 	cfg.Logger.Info("Temporal payloads are encrypted", "active_key", d.codec.ActiveKeyID(), "keys", d.codec.KeyIDs())
 
+	tcfg := cfg.Telemetry
+	tcfg.Logger = cfg.Logger
+	if d.telemetry, err = telemetry.New(ctx, tcfg); err != nil {
+		return &StartError{What: "setting up metrics and traces", Err: err, Fix: "correct the OTEL_EXPORTER_OTLP_* setting named above, or unset it to turn tracing off"}
+	}
 	deadline := time.Now().Add(cfg.DependencyTimeout)
 	if err = d.openStore(ctx, deadline); err != nil {
 		return &StartError{What: "opening the ledger", Err: err, Fix: storeFix(cfg)}
@@ -137,6 +144,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		CatalogFile:  func() ([]byte, error) { return catalogFile(cfg) },
 		CatalogPoll:  cfg.CatalogPoll,
 		Canary:       d.canaryConfig(),
+		Telemetry:    d.telemetry,
 		CheckCatalog: func(cat *tools.Catalog) error {
 			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers))
 		},
@@ -250,6 +258,10 @@ func (d *Server) Stop(ctx context.Context) error {
 	if d.store != nil {
 		errs = append(errs, d.store.Close())
 	}
+	if d.telemetry != nil {
+		// Flushes the spans still buffered.
+		errs = append(errs, d.telemetry.Shutdown(ctx))
+	}
 	return errors.Join(errs...)
 }
 
@@ -341,6 +353,9 @@ func (d *Server) dialTemporal(ctx context.Context, deadline time.Time) error {
 	}
 	opts, err := temporalClientOptions(addr, d.cfg.Namespace, auth, d.cfg.Logger)
 	if err != nil {
+		return err
+	}
+	if opts, err = d.telemetry.ClientOptions(opts); err != nil {
 		return err
 	}
 	dial := func(ctx context.Context) error {

@@ -28,6 +28,7 @@ import (
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/mcp"
 	"github.com/maestro-run/maestro/internal/outbox"
+	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -125,6 +126,11 @@ type CoreConfig struct {
 	CatalogPoll time.Duration
 	// Canary configures the reality canary: see canary.go. Optional.
 	Canary CanaryConfig
+	// Telemetry serves /metrics, times provider calls and, when it
+	// traces, makes a span of each request; the Temporal client should
+	// have been made with its ClientOptions. Optional: default metrics
+	// only, without Temporal's.
+	Telemetry *telemetry.Telemetry
 }
 
 // HTTPTimeouts are the API server's connection timeouts. Without them one
@@ -243,6 +249,15 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 	if err := cfg.Transcripts.Validate(); err != nil {
 		return nil, fmt.Errorf("service: %w", err)
 	}
+	if cfg.Telemetry == nil {
+		var err error
+		if cfg.Telemetry, err = telemetry.New(ctx, telemetry.Config{Logger: cfg.Logger}); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Telemetry.CollectLedger(cfg.Store); err != nil {
+		return nil, err
+	}
 	var callbacks *callback.Relay
 	if cfg.Role.ServesAPI() {
 		var err error
@@ -293,7 +308,7 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 		}
 	}
 	s.http = &http.Server{
-		Handler:           handler,
+		Handler:           cfg.Telemetry.Handler(handler),
 		ReadHeaderTimeout: cfg.Timeouts.ReadHeader,
 		ReadTimeout:       cfg.Timeouts.Read,
 		WriteTimeout:      cfg.Timeouts.Write,
@@ -318,6 +333,7 @@ func newGateAndActivities(cfg CoreConfig, live tools.Source, withheld func(*tool
 		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, ListingLag: cfg.ListingLag, Logger: cfg.Logger,
 		TaskQueue: cfg.TaskQueue, PostCallBackoff: cfg.PostCallBackoff, Transcripts: cfg.Transcripts,
 		PublicURL: cfg.PublicURL, Getenv: cfg.Getenv,
+		Providers: cfg.Telemetry,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -28,6 +28,7 @@ import (
 	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/syncbuf"
+	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -128,6 +129,9 @@ type options struct {
 	// secureCookies sends the console's cookies over https only, as
 	// outside dev mode; the tests' browsers speak plain http.
 	secureCookies bool
+	// telemetry, when set, is the process's telemetry; it gets its own
+	// Temporal client, made with the telemetry's client options.
+	telemetry *telemetry.Telemetry
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
@@ -194,6 +198,9 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
+	if o.telemetry != nil {
+		tc = telemetryClient(t, o.telemetry)
+	}
 	var signaller outbox.Signaller = tc
 	if o.signaller != nil {
 		signaller = o.signaller(tc)
@@ -234,6 +241,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		CatalogFile:       o.catalogFile.reader(),
 		CatalogPoll:       o.catalogPoll,
 		Canary:            server.CanaryConfig{Reader: sins.Reader(), Services: sins.HTTPServices()},
+		Telemetry:         o.telemetry,
 	})
 	require.NoError(t, err)
 	var stopOnce sync.Once
