@@ -111,6 +111,17 @@ func TestCanary(t *testing.T) {
 	shown, err := e.ops.Canary(e.ctx)
 	require.NoError(t, err)
 	require.Equal(t, apitype.CanaryRed, canaryTool(t, shown, "send_sms").State)
+	// /metrics says the same: red now, with the last success's time.
+	families, _ := e.scrape()
+	for _, m := range families["maestro_canary_green"].GetMetric() {
+		require.Equal(t, map[string]float64{"send_sms": 0, "email_property_manager": 1}[label(m, "tool")], value(m), label(m, "tool"))
+	}
+	require.Len(t, families["maestro_canary_green"].GetMetric(), 2)
+	lastSuccess := map[string]float64{}
+	for _, m := range families["maestro_canary_last_success_timestamp_seconds"].GetMetric() {
+		lastSuccess[label(m, "tool")] = value(m)
+	}
+	require.Equal(t, float64(sms.LastSuccessAt.Unix()), lastSuccess["send_sms"])
 
 	// A passing run restores it.
 	st, err = e.ops.CanaryRun(e.ctx)

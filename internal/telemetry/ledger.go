@@ -16,6 +16,7 @@ const ledgerScrapeTimeout = 5 * time.Second
 // Counter is what the ledger collector reads: ledger.Store has it.
 type Counter interface {
 	MetricCounts(ctx context.Context) (ledger.MetricCounts, error)
+	CanaryLastResults(ctx context.Context) ([]ledger.CanaryResult, error)
 }
 
 // CollectLedger registers the ledger's totals, counted by the ledger at
@@ -47,6 +48,10 @@ var (
 		"Compensations attempted, by outcome: compensated, failed or skipped.", []string{"outcome"}, nil)
 	descRolledBack = prometheus.NewDesc("maestro_sessions_rolled_back",
 		"Sessions with at least one compensation attempted, by a rollback or a failure's saga.", nil, nil)
+	descCanaryGreen = prometheus.NewDesc("maestro_canary_green",
+		"1 when the tool's last reality canary was confirmed by its provider, 0 when it failed.", []string{"tool"}, nil)
+	descCanaryLastSuccess = prometheus.NewDesc("maestro_canary_last_success_timestamp_seconds",
+		"When the tool's reality canary was last confirmed by its provider, as Unix time; absent until it first is.", []string{"tool"}, nil)
 )
 
 type ledgerCollector struct {
@@ -56,7 +61,7 @@ type ledgerCollector struct {
 
 func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLedgerUp, descInvocations, descRefusals, descApprovalsPending,
-		descApprovalOldest, descReconciliations, descCompensations, descRolledBack} {
+		descApprovalOldest, descReconciliations, descCompensations, descRolledBack, descCanaryGreen, descCanaryLastSuccess} {
 		ch <- d
 	}
 }
@@ -90,4 +95,19 @@ func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descCompensations, prometheus.GaugeValue, float64(m.Compensations[outcome]), outcome)
 	}
 	ch <- prometheus.MustNewConstMetric(descRolledBack, prometheus.GaugeValue, float64(m.SessionsRolledBack))
+	canaries, err := c.ledger.CanaryLastResults(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(descCanaryGreen, err)
+		return
+	}
+	for _, r := range canaries {
+		green := 0.0
+		if r.OK {
+			green = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descCanaryGreen, prometheus.GaugeValue, green, r.Tool)
+		if r.LastSuccessAt != nil {
+			ch <- prometheus.MustNewConstMetric(descCanaryLastSuccess, prometheus.GaugeValue, float64(r.LastSuccessAt.Unix()), r.Tool)
+		}
+	}
 }

@@ -1,0 +1,61 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/tools"
+)
+
+func TestSafeNextStaysInTheConsole(t *testing.T) {
+	t.Parallel()
+	for next, want := range map[string]string{
+		"/console/sessions/call-1": "/console/sessions/call-1",
+		"":                         "/console/approvals",
+		"https://evil.example/":    "/console/approvals",
+		"//evil.example/console/":  "/console/approvals",
+		"/console/\\evil":          "/console/approvals",
+		"/v1/approvals":            "/console/approvals",
+	} {
+		require.Equal(t, want, safeNext(next), next)
+	}
+}
+
+func TestArgsFromFormTypesEachFieldAsTheSchemaSays(t *testing.T) {
+	t.Parallel()
+	schema, err := tools.CompileSchema(json.RawMessage(`{"type":"object","required":["amount_cents","reason"],"properties":{
+		"amount_cents":{"type":"integer"},"rate":{"type":"number"},"urgent":{"type":"boolean"},
+		"reason":{"type":"string"},"note":{"type":"string"},"meta":{"type":"object"}}}`))
+	require.NoError(t, err)
+	tool := &tools.Tool{Name: "t", InputSchema: schema}
+	form := url.Values{"arg.amount_cents": {" 1500 "}, "arg.rate": {"0.5"}, "arg.urgent": {"on"},
+		"arg.reason": {"partial"}, "arg.note": {""}, "arg.meta": {`{"a": 1}`}}
+	r := httptest.NewRequest("POST", "/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	args, problems := argsFromForm(tool, json.RawMessage(`{"amount_cents":2500,"note":"old","extra":true}`), r)
+	require.Empty(t, problems)
+	require.JSONEq(t, `{"amount_cents":1500,"rate":0.5,"urgent":true,"reason":"partial","meta":{"a":1},"extra":true}`, string(args),
+		"an emptied optional field is dropped; what the schema does not describe is kept")
+
+	bad := url.Values{"arg.amount_cents": {"12.5"}, "arg.rate": {"x"}, "arg.reason": {"r"}, "arg.meta": {"{"}}
+	r = httptest.NewRequest("POST", "/", strings.NewReader(bad.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	_, problems = argsFromForm(tool, nil, r)
+	require.Equal(t, []string{"amount_cents: must be a whole number", "meta: must be JSON", "rate: must be a number"}, problems)
+}
+
+func TestDiffMarksWhatChanged(t *testing.T) {
+	t.Parallel()
+	rows := diff(json.RawMessage(`{"a":1,"b":"x","gone":true}`), json.RawMessage(`{"a":1.0,"b":"y","new":[1]}`))
+	require.Equal(t, []diffRow{
+		{Name: "a", Before: "1", After: "1.0"},
+		{Name: "b", Before: "x", After: "y", Changed: true},
+		{Name: "gone", Before: "true", Changed: true},
+		{Name: "new", After: "[1]", Changed: true},
+	}, rows)
+}
