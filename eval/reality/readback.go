@@ -13,7 +13,7 @@ import (
 
 	"github.com/maestro-run/maestro/internal/connectors"
 	mt "github.com/maestro-run/maestro/maestrotype"
-	"github.com/maestro-run/maestro/receipts"
+	"github.com/maestro-run/maestro/receipts/readback"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -24,7 +24,7 @@ var twilioFailed = []string{"failed", "undelivered", "canceled"}
 // reader proves effects through the providers' own APIs. It holds nothing
 // of maestro's ledger, so there is nothing local to fall back on.
 type reader struct {
-	providers *receipts.Reader
+	providers *readback.Reader
 	twilio    *twilioLister
 	services  map[string]HTTPService
 }
@@ -39,7 +39,7 @@ func newReader(cfg Config) (*reader, error) {
 		return nil, err
 	}
 	return &reader{
-		providers: &receipts.Reader{
+		providers: &readback.Reader{
 			TwilioURL:        twilioURL,
 			TwilioAccountSID: cfg.Twilio.AccountSID,
 			TwilioAuthToken:  cfg.Twilio.AuthToken,

@@ -25,6 +25,7 @@ import (
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/receipts"
+	"github.com/maestro-run/maestro/receipts/readback"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -37,7 +38,7 @@ type Config struct {
 	// pointed at their test facilities.
 	Connectors connectors.Set
 	// Reader reads effects back from the providers.
-	Reader *receipts.Reader
+	Reader *readback.Reader
 	// Services are the HTTP services an http tool's effect is read back
 	// from. Optional: default none, so an http canary fails to read back.
 	Services map[string]connectors.HTTPService

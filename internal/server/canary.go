@@ -13,7 +13,7 @@ import (
 
 	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/connectors"
-	"github.com/maestro-run/maestro/receipts"
+	"github.com/maestro-run/maestro/receipts/readback"
 	"github.com/maestro-run/maestro/workflows"
 )
 
@@ -32,7 +32,7 @@ type CanaryConfig struct {
 	Connectors connectors.Set
 	// Reader reads the canary's effects back from the providers.
 	// Optional: without it, no canary runs.
-	Reader *receipts.Reader
+	Reader *readback.Reader
 	// Services are the HTTP services an http canary is read back from.
 	// Optional.
 	Services map[string]connectors.HTTPService
@@ -107,7 +107,7 @@ func (s *Core) runCanary(c client.Client, taskQueue string) func(context.Context
 // stand-ins'.
 func (d *Server) canaryConfig() CanaryConfig {
 	p := d.providers
-	reader := &receipts.Reader{
+	reader := &readback.Reader{
 		TwilioURL: p.Twilio.BaseURL, TwilioAccountSID: p.Twilio.AccountSID, TwilioAuthToken: p.Twilio.AuthToken,
 		SESStoreURL: d.cfg.CanarySESStoreURL,
 	}

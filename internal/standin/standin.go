@@ -16,7 +16,7 @@ import (
 	"github.com/maestro-run/maestro/internal/standin/sandbox"
 	"github.com/maestro-run/maestro/internal/standin/ses"
 	"github.com/maestro-run/maestro/internal/standin/twilio"
-	"github.com/maestro-run/maestro/receipts"
+	"github.com/maestro-run/maestro/receipts/readback"
 )
 
 // The senders maestro uses against the stand-ins.
@@ -127,8 +127,8 @@ func (s *Set) Close() error {
 }
 
 // Reader reads effects back from the stand-ins through their own APIs.
-func (s *Set) Reader() *receipts.Reader {
-	return &receipts.Reader{
+func (s *Set) Reader() *readback.Reader {
+	return &readback.Reader{
 		TwilioURL:        s.twilioURL,
 		TwilioAccountSID: s.Twilio.AccountSID(),
 		TwilioAuthToken:  s.Twilio.AuthToken(),

@@ -79,8 +79,8 @@ func TestViolationsBite(t *testing.T) {
 		{"WorkflowReachesPgx", m + "/maestrotype", "github.com/jackc/pgx/v5/pgxpool", "workflows depends on github.com/jackc/pgx/v5/pgxpool"},
 		{"WorkflowReachesSQLiteThroughSDK", "go.temporal.io/sdk/workflow", "modernc.org/sqlite", "workflows depends on modernc.org/sqlite (workflows -> go.temporal.io/sdk/workflow -> modernc.org/sqlite)"},
 		{"WorkflowReachesOurPackage", m + "/maestrotype", m + "/tools", "workflows depends on tools (workflows -> maestrotype -> tools)"},
-		{"StarterImportsLedger", m + "/cmd/starter", m + "/internal/ledger", "cmd/starter depends on internal/ledger (cmd/starter -> internal/ledger): the CLI may link of this module only apiclient, apitype, maestrotype"},
-		{"StarterReachesTools", m + "/apitype", m + "/tools", "cmd/starter depends on tools (cmd/starter -> apiclient -> apitype -> tools)"},
+		{"StarterImportsLedger", m + "/cmd/starter", m + "/internal/ledger", "cmd/starter depends on internal/ledger (cmd/starter -> internal/ledger): the CLI may link of this module only apiclient, apitype, maestrotype, eval, tools, approval/rule, receipts"},
+		{"StarterReachesConnectors", m + "/apitype", m + "/internal/connectors", "cmd/starter depends on internal/connectors (cmd/starter -> apiclient -> apitype -> internal/connectors)"},
 		{"ActivitiesImportStandin", m + "/activities", m + "/internal/standin/twilio", "activities imports internal/standin/twilio: only the dev-mode wiring and the test harnesses may import the stand-ins"},
 		{"WorkerImportsStandin", m + "/cmd/worker", m + "/internal/standin", "cmd/worker imports internal/standin:"},
 	} {

@@ -16,8 +16,12 @@ type Graph map[string][]string
 var workflowsMayUse = []string{"maestrotype"}
 
 // starterMayUse is all of this module the CLI links: it talks to maestro
-// only through the HTTP API.
-var starterMayUse = []string{"apiclient", "apitype", "maestrotype"}
+// only through the HTTP API. The one exception is `starter catalog check`,
+// which checks a file with no maestro running, as users' own CI needs: it
+// links the catalog's loader and fence (eval, tools and what they use),
+// which read nothing but the file, and never a connector, the ledger or
+// the server.
+var starterMayUse = []string{"apiclient", "apitype", "maestrotype", "eval", "tools", "approval/rule", "receipts"}
 
 // standinImporters may import the provider stand-ins: the stand-ins
 // themselves, the dev-mode wiring and the harnesses that drive maestro

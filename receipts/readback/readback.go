@@ -1,4 +1,6 @@
-package receipts
+// Package readback reads a performed effect back from the provider that
+// holds it, with clients of its own, never from maestro's ledger.
+package readback
 
 import (
 	"context"
