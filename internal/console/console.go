@@ -126,6 +126,9 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/reconciliations/{key}/retry", c.signedIn(c.handleReconciliationRetry))
 
 	c.mux.HandleFunc("GET /console/audit", c.signedIn(c.handleAudit))
+	c.mux.HandleFunc("POST /console/sessions/{id}/facts", c.signedIn(c.handleSetFact))
+	c.mux.HandleFunc("GET /console/catalog", c.signedIn(c.handleCatalog))
+	c.mux.HandleFunc("POST /console/catalog/reload", c.signedIn(c.handleCatalogReload))
 	c.mux.HandleFunc("GET /console/canary", c.signedIn(c.handleCanary))
 	c.mux.HandleFunc("POST /console/canary/run", c.signedIn(c.handleCanaryRun))
 	c.mux.HandleFunc("/console/", c.handleNotFound)

@@ -110,6 +110,8 @@ var notices = map[string]string{
 	"settled":        "Settled with your decision.",
 	"retried":        "Delivery retried.",
 	"canary":         "Canary run finished.",
+	"fact":           "Recorded: you vouch for this fact, and approval rules may rest on it.",
+	"reloaded":       "Catalog reloaded.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }

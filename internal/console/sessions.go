@@ -17,6 +17,9 @@ type sessionView struct {
 	// Halted says whether the session waits for an operator to resolve it.
 	Halted bool
 	Reason string
+	// FactNames are the session facts the catalog declares, which an
+	// operator may vouch for.
+	FactNames []string
 }
 
 func (c *Console) handleSessionLookup(w http.ResponseWriter, r *http.Request, v *visit) {
@@ -38,6 +41,9 @@ func (c *Console) showSession(w http.ResponseWriter, r *http.Request, v *visit, 
 		return
 	}
 	view := sessionView{Session: s, Undo: slices.Clone(s.UndoStack), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason")}
+	for _, f := range c.cfg.Catalog.Load().SessionFacts() {
+		view.FactNames = append(view.FactNames, f.Name)
+	}
 	slices.SortStableFunc(view.Undo, func(a, b apitype.UndoEntry) int { return int(b.Seq - a.Seq) })
 	c.renderView(w, r, status, "session.html", viewOf(r, v, "Session "+s.SessionID, problem, view))
 }
@@ -79,6 +85,21 @@ func (c *Console) handleResolve(w http.ResponseWriter, r *http.Request, v *visit
 		return
 	}
 	http.Redirect(w, r, sessionPath(id)+"?done=resolved", http.StatusSeeOther)
+}
+
+// handleSetFact records a fact an operator checked with the caller.
+func (c *Console) handleSetFact(w http.ResponseWriter, r *http.Request, v *visit) {
+	id, name, value := r.PathValue("id"), r.PostFormValue("name"), r.PostFormValue("value")
+	if name == "" || value == "" {
+		c.showSession(w, r, v, http.StatusUnprocessableEntity, "Choose a fact and give the value you checked. Nothing was recorded.")
+		return
+	}
+	if _, err := v.api.SetFact(r.Context(), id, name, value); err != nil {
+		status, msg := apiError(err)
+		c.showSession(w, r, v, status, msg+" Nothing was recorded.")
+		return
+	}
+	http.Redirect(w, r, sessionPath(id)+"?done=fact", http.StatusSeeOther)
 }
 
 func sessionPath(id string) string { return "/console/sessions/" + url.PathEscape(id) }

@@ -203,3 +203,31 @@ func TestConsoleShowsAWriteBeforeAndAfter(t *testing.T) {
 	_, body = o.get("/console/canary")
 	require.Contains(t, textOf(body), "Reality canary")
 }
+
+func TestConsoleVouchesForAFactAndShowsTheCatalog(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	_, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`)
+	require.NoError(t, err)
+	o := e.signIn(tools.DemoOpsKey)
+	page := "/console/sessions/" + e.session
+
+	status, body := o.postForm(page, page+"/facts", url.Values{"name": {"caller_number"}, "value": {""}})
+	require.Equal(t, http.StatusUnprocessableEntity, status)
+	require.Contains(t, textOf(body), "Nothing was recorded")
+	status, body = o.postForm(page, page+"/facts", url.Values{"name": {"caller_number"}, "value": {"+15550100200"}})
+	require.Equal(t, http.StatusOK, status, body)
+	require.Contains(t, textOf(body), "you vouch for this fact")
+	sess, err := e.ops.Session(e.ctx, e.session)
+	require.NoError(t, err)
+	require.Equal(t, "+15550100200", sess.Facts["caller_number"])
+	require.Equal(t, "operator", sess.FactProvenance["caller_number"])
+
+	status, body = o.get("/console/catalog")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, textOf(body), "Every process follows")
+	// This process has no catalog file to re-read: the API's refusal is shown.
+	status, body = o.postForm("/console/catalog", "/console/catalog/reload", url.Values{})
+	require.Equal(t, http.StatusNotFound, status, body)
+	require.Contains(t, body, `role="alert"`)
+}
