@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/maestro-run/maestro/internal/inprocess"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -69,7 +70,7 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		cfg:     cfg,
 		servers: map[string]*sdk.Server{},
-		api:     &http.Client{Transport: inProcess{cfg.API}},
+		api:     &http.Client{Transport: inprocess.Transport{Handler: cfg.API}},
 	}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)

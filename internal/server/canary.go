@@ -3,13 +3,10 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/connectors"
@@ -59,20 +56,8 @@ func scheduleCanary(ctx context.Context, c client.Client, taskQueue string, ever
 	if every < 0 {
 		return nil
 	}
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:   CanaryScheduleID(taskQueue),
-		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
-		Action: &client.ScheduleWorkflowAction{
-			ID:        workflows.CanaryWorkflowID + "/" + taskQueue,
-			Workflow:  workflows.CanaryWorkflowName,
-			TaskQueue: taskQueue,
-		},
-		Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP,
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("error scheduling the reality canary: %w", err)
-	}
-	return nil
+	return scheduleEvery(ctx, c, CanaryScheduleID(taskQueue), workflows.CanaryWorkflowID+"/"+taskQueue,
+		workflows.CanaryWorkflowName, taskQueue, every, "the reality canary")
 }
 
 // CanaryScheduleID names the canary's schedule for a task queue.

@@ -36,19 +36,26 @@ func scheduleAudit(ctx context.Context, c client.Client, taskQueue string) error
 // scheduled on Temporal, every interval. Like the audit, the schedule is
 // created once per namespace and task queue.
 func scheduleSweep(ctx context.Context, c client.Client, taskQueue string, every time.Duration) error {
+	return scheduleEvery(ctx, c, SweepScheduleID(taskQueue), workflows.SweepWorkflowID+"/"+taskQueue,
+		workflows.SweepWorkflowName, taskQueue, every, "the sweep")
+}
+
+// scheduleEvery makes sure a workflow runs on Temporal every interval,
+// under one schedule per namespace and task queue; a run that would
+// overlap the one before it is skipped, having nothing to add.
+func scheduleEvery(ctx context.Context, c client.Client, id, workflowID, workflowName, taskQueue string, every time.Duration, what string) error {
 	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:   SweepScheduleID(taskQueue),
+		ID:   id,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
 		Action: &client.ScheduleWorkflowAction{
-			ID:        workflows.SweepWorkflowID + "/" + taskQueue,
-			Workflow:  workflows.SweepWorkflowName,
+			ID:        workflowID,
+			Workflow:  workflowName,
 			TaskQueue: taskQueue,
 		},
-		// A sweep that overlaps the next has nothing to add to it.
 		Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 	})
 	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("error scheduling the sweep: %w", err)
+		return fmt.Errorf("error scheduling %s: %w", what, err)
 	}
 	return nil
 }

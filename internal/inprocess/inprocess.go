@@ -1,4 +1,7 @@
-package mcp
+// Package inprocess serves HTTP requests with a handler in this process:
+// a typed client then reaches the very handlers network clients reach,
+// with no socket in between.
+package inprocess
 
 import (
 	"bytes"
@@ -6,19 +9,26 @@ import (
 	"net/http"
 )
 
-// inProcess is a RoundTripper that serves requests with a handler in this
-// process: the API's typed client then reaches the very handlers HTTP
-// clients reach, with no socket in between.
-type inProcess struct{ h http.Handler }
+// Transport is an http.RoundTripper that hands each request to Handler.
+type Transport struct {
+	Handler http.Handler
+	// Prepare may change each request before it is served, such as
+	// setting who the caller is in its context. Optional.
+	Prepare func(*http.Request) *http.Request
+}
 
-func (t inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
+// RoundTrip implements http.RoundTripper.
+func (t Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	req := r.Clone(r.Context())
 	if req.Body == nil {
 		req.Body = http.NoBody
 	}
+	if t.Prepare != nil {
+		req = t.Prepare(req)
+	}
 	req.RequestURI = req.URL.RequestURI()
 	rec := &recorder{header: http.Header{}}
-	t.h.ServeHTTP(rec, req)
+	t.Handler.ServeHTTP(rec, req)
 	if rec.code == 0 {
 		rec.code = http.StatusOK
 	}
