@@ -27,6 +27,17 @@ type session struct {
 	// root is the workflow's context with activity options; a rollback
 	// that waits for an approval goes on in a coroutine under it.
 	root workflow.Context
+	// running is the rollback under way, so a request repeated while it
+	// runs (an agent whose connection dropped) gets its answer instead of
+	// a refusal.
+	running *rollbackRun
+}
+
+// rollbackRun is one rollback's answer, once it has one: its result, or
+// its pending result while a compensation waits for a human.
+type rollbackRun struct {
+	answered bool
+	res      RollbackResult
 }
 
 // SessionWorkflow is one call or agent run: its calls with outcomes, its
@@ -54,7 +65,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) (SessionView, error)
 		}
 		if s.autoRoll {
 			s.autoRoll = false
-			s.rollback(actx, RollbackRequest{Actor: "policy:on_failure", Reason: "a call failed and the agent's policy rolls the session back"})
+			s.runRollback(actx, RollbackRequest{Actor: "policy:on_failure", Reason: "a call failed and the agent's policy rolls the session back"})
 			continue
 		}
 		break
@@ -99,12 +110,21 @@ func (s *session) register(ctx workflow.Context) error {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: ActivityTimeout, RetryPolicy: ActivityRetry})
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateRollback,
 		func(ctx workflow.Context, req RollbackRequest) (RollbackResult, error) {
-			return s.rollback(workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)), req), nil
+			if run := s.running; run != nil {
+				// The same request again, or another one while the saga
+				// runs: either way the session is being rolled back, and
+				// the answer is that rollback's.
+				err := workflow.Await(ctx, func() bool { return run.answered })
+				return run.res, err
+			}
+			return s.runRollback(workflow.WithActivityOptions(ctx, workflow.GetActivityOptions(actx)), req), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req RollbackRequest) error {
 			switch {
+			case s.running != nil:
+				return nil
 			case s.busy:
-				return errors.New("a rollback is already running")
+				return errors.New("the session is being resolved")
 			case s.view.State == mt.SessionHalted:
 				return fmt.Errorf("the session is halted at %s: resolve it first", s.view.HaltStep)
 			case s.ended != nil:
@@ -130,7 +150,7 @@ func (s *session) register(ctx workflow.Context) error {
 			}
 			// The ledger marked the session as being rolled back with the
 			// resolve, so nothing was admitted in between.
-			s.rollback(ctx, RollbackRequest{Actor: req.Actor, Reason: "retry after a halt: " + req.Reason})
+			s.runRollback(ctx, RollbackRequest{Actor: req.Actor, Reason: "retry after a halt: " + req.Reason})
 			return s.snapshot(), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(req ResolveRequest) error {
@@ -177,6 +197,16 @@ const compensationApprovalVersion = "compensation-approval"
 // effect is still unsettled; histories recorded before it listed and
 // compensated at once.
 const rollbackSettlesVersion = "rollback-settles-in-flight"
+
+// runRollback runs a rollback as the session's running one, which
+// requests that arrive while it runs join.
+func (s *session) runRollback(ctx workflow.Context, req RollbackRequest) RollbackResult {
+	run := &rollbackRun{}
+	s.running = run
+	res := s.rollback(ctx, req)
+	run.res, run.answered = res, true
+	return res
+}
 
 // rollback runs the undo stack in LIFO order, one compensation activity per
 // entry. It first closes the session to new effects, then waits (bounded)
@@ -291,6 +321,7 @@ func (s *session) finishRollback(ctx workflow.Context, res RollbackResult) Rollb
 	}
 	s.closed = false
 	s.busy = false
+	s.running = nil
 	return res
 }
 

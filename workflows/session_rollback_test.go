@@ -110,3 +110,58 @@ func (s *sessionSuite) TestUnsettledAfterTheWaitHaltsAndARetryUndoesIt() {
 	s.NoError(s.env.GetWorkflowError())
 	s.Equal([]string{"begin", "undo_b", "begin", "undo_b", "end"}, s.ran, "nothing after the unsettled step; the retry runs it once")
 }
+
+func (s *sessionSuite) TestARollbackAskedAgainWhileItRunsJoinsIt() {
+	start := s.env.Now()
+	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Once()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
+	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
+	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+
+	var answers []RollbackResult
+	collect := func(v any, err error) {
+		s.NoError(err)
+		if err == nil {
+			answers = append(answers, v.(RollbackResult))
+		}
+	}
+	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute, collect)
+	// The agent's connection dropped while the saga waited; it asks again.
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute+3*time.Second, collect)
+	s.callRecorded("wo-slow", mt.InvocationSucceeded, time.Minute+6*time.Second)
+	s.endCall(3 * time.Minute)
+
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1"})
+
+	s.NoError(s.env.GetWorkflowError())
+	s.Require().Len(answers, 2, "both requests answered")
+	s.Equal(answers[0], answers[1], "the repeated request gets the running rollback's answer")
+	s.False(answers[0].Halted)
+	s.Equal([]string{"begin", "undo_b", "undo_a", "end"}, s.ran, "the saga ran once")
+}
+
+func (s *sessionSuite) TestARollbackAfterTheLastOneFinishedRunsAgain() {
+	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Twice()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight[1:], nil).Once()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return([]UndoStep{}, nil).Once()
+	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(s.env.Now(), "")).Once()
+	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Twice()
+
+	var steps []int
+	collect := func(v any, err error) {
+		s.NoError(err)
+		if err == nil {
+			steps = append(steps, len(v.(RollbackResult).Steps))
+		}
+	}
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a"}, time.Minute, collect)
+	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a"}, 2*time.Minute, collect)
+	s.endCall(3 * time.Minute)
+
+	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1"})
+
+	s.NoError(s.env.GetWorkflowError())
+	s.Equal([]int{1, 0}, steps, "the second rollback finds nothing left to undo")
+	s.Equal([]string{"begin", "undo_a", "end", "begin", "end"}, s.ran)
+}

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/admission"
@@ -343,8 +344,10 @@ func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, ses
 	writeJSON(w, http.StatusAccepted, apitype.EndResult{SessionID: sess.ID, Ended: first, PostCallWorkflowID: workflows.PostCallWorkflowID(sess.ID)})
 }
 
-// update sends an update to the session workflow and waits for its result;
-// a rejected update (halted, already running, not halted) is a 409.
+// update sends an update to the session workflow and waits for its result.
+// The workflow's refusal (halted, ended, not halted) is a 409; Temporal
+// not answering in time is a 503, so the caller asks again, and a repeated
+// rollback joins the one under way.
 func (s *Server) update(ctx context.Context, sess ledger.Session, name string, arg, out any) *apitype.Refusal {
 	err := s.updateOnce(ctx, sess.ID, name, arg, out)
 	// The session's first call started its workflow, but a busy cluster
@@ -364,9 +367,19 @@ func (s *Server) update(ctx context.Context, sess ledger.Session, name string, a
 		return nil
 	case isNotFound(err):
 		return admission.BadRequest(http.StatusConflict, mt.CodeSessionEnded, "session "+sess.ID+" is no longer running")
-	default:
+	case refusedByWorkflow(err):
 		return admission.BadRequest(http.StatusConflict, mt.CodeInvalidRequest, fmt.Sprintf("%s refused: %v", name, err))
+	default:
+		s.cfg.Logger.Warn("session update not answered", "session", sess.ID, "update", name, "err", err)
+		return unavailableRefusal()
 	}
+}
+
+// refusedByWorkflow reports whether the session workflow itself refused
+// or failed the update, as opposed to Temporal or the request giving up.
+func refusedByWorkflow(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app)
 }
 
 // updateNotFoundPatience bounds how long an update waits for a session

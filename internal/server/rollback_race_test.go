@@ -96,6 +96,9 @@ func TestRollbackRacingACallUndoesIt(t *testing.T) {
 
 	during := e.waitSessionState(mt.SessionRollingBack)
 	require.NotNil(t, during.RollbackStartedAt)
+	// The agent's connection dropped and it asks again: the request joins
+	// the rollback under way rather than being refused or running twice.
+	again := e.rollbackAsync("caller changed their mind")
 	_, err := e.invoke("create_work_order", e.key("wo3"), woArgs)
 	obs := requireRefusal(t, err, http.StatusConflict, mt.CodeSessionRollingBack)
 	require.Contains(t, obs.Summary, "being rolled back")
@@ -116,6 +119,7 @@ func TestRollbackRacingACallUndoesIt(t *testing.T) {
 	require.Len(t, res.Steps, 2)
 	require.Equal(t, second, res.Steps[0].Receipt.ID, "what completed during the wait is undone first")
 	require.Equal(t, first, res.Steps[1].Receipt.ID)
+	require.Equal(t, res, <-again, "the repeated request gets the same answer")
 	e.requireCancelledOnce(first)
 	e.requireCancelledOnce(second)
 	require.Equal(t, 2, e.standins.Sandbox.CountWorkOrders(), "the call refused during the rollback created nothing")

@@ -182,10 +182,8 @@ func startCluster(t *testing.T) *cluster {
 	t.Cleanup(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		for _, p := range append(c.workers[:], c.api, temporal) {
-			if t.Failed() {
-				p.dumpLog(t)
-			}
+		if t.Failed() {
+			keepLogs(t, filepath.Join("..", "..", "results", "chaos-logs"), append(c.workers[:], c.api, temporal, standins))
 		}
 		for _, w := range c.workers {
 			w.stop()

@@ -161,3 +161,22 @@ func (v *vars) line(l string) {
 		close(v.done)
 	}
 }
+
+// keepLogs copies the processes' whole logs into dir, so a failed run
+// can be read in full without burying the test's own messages.
+func keepLogs(t *testing.T, dir string, procs []*proc) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Logf("error keeping the logs: %v", err)
+		return
+	}
+	for _, p := range procs {
+		b, err := os.ReadFile(p.log)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, p.name+".log"), b, 0o600)
+		}
+		if err != nil {
+			t.Logf("error keeping %s's log: %v", p.name, err)
+		}
+	}
+	t.Logf("the processes' logs are in %s", dir)
+}

@@ -61,10 +61,10 @@ func TestCrashMidSaga(t *testing.T) {
 	require.Equal(t, []int{0, 1}, cancelCounts(sins), "one work order was cancelled at the sandbox before the kill")
 
 	// Restarted without the failpoint. The rollback update the dead worker
-	// was running is still open in the session workflow, so a re-issued
-	// rollback is refused as already running until Temporal times out the
-	// lost attempt and the new worker finishes the saga. The caller watches
-	// the undo stack, as an agent whose request failed would.
+	// was running is still open in the session workflow: a re-issued
+	// rollback would join it and wait until Temporal times out the lost
+	// attempt and the new worker finishes the saga. The caller watches the
+	// undo stack instead, as an agent whose request failed might.
 	w = startWorker(t, h.bin, "restarted", args, env)
 	agent = apiclient.New(w.url, agentKey, apiclient.Options{})
 	waitFor(ctx, t, "the resumed rollback to compensate every work order", func() (bool, error) {
