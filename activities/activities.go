@@ -164,6 +164,7 @@ func (a *Activities) Register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.SessionHalt, activityName(workflows.ActivitySessionHalt))
 	w.RegisterActivityWithOptions(a.SessionResolve, activityName(workflows.ActivitySessionResolve))
 	w.RegisterActivityWithOptions(a.SessionRollbackBegin, activityName(workflows.ActivitySessionRollbackBegin))
+	w.RegisterActivityWithOptions(a.AwaitSettled, activityName(workflows.ActivityAwaitSettled))
 	w.RegisterActivityWithOptions(a.SessionRollbackEnd, activityName(workflows.ActivitySessionRollbackEnd))
 	w.RegisterActivityWithOptions(a.SessionEnd, activityName(workflows.ActivitySessionEnd))
 	w.RegisterActivityWithOptions(a.PostCallGather, activityName(workflows.ActivityPostCallGather))

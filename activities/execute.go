@@ -290,11 +290,13 @@ func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, stat
 	return workflows.InvocationResult{State: state, Observation: obs}, nil
 }
 
-// notifySession tells the session workflow a call's outcome. The ledger
-// already holds it, so a session that has ended (or a lost signal) loses
-// only the live view, never the record.
+// notifySession tells the session workflow of a failed call, the one
+// outcome it acts on (the agent's on_failure policy). Every other outcome
+// is only in the ledger, which the rollback and the session view read:
+// a signal per call doubled the session's history and its workflow tasks
+// (ADR 8). A lost signal costs the policy's rollback, never the record.
 func (a *Activities) notifySession(ctx context.Context, rec workflows.CallRecord, sessionID string) {
-	if a.cfg.Temporal == nil || sessionID == "" {
+	if a.cfg.Temporal == nil || sessionID == "" || rec.State != mt.InvocationFailed {
 		return
 	}
 	err := a.cfg.Temporal.SignalWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.SignalCallRecorded, rec)

@@ -46,7 +46,7 @@ func InvocationWorkflow(ctx workflow.Context, in InvocationInput) (InvocationRes
 		err = executeRead(ctx, in).Get(ctx, &res)
 	case maestrotype.RouteWrite, maestrotype.RouteCompensable:
 		ein := executeInput(in, false)
-		ein.Background = backgroundParts(ctx)
+		ein.Background = backgroundParts(ctx, in)
 		err = workflow.ExecuteActivity(ctx, ActivityExecute, ein).Get(ctx, &res)
 	case maestrotype.RouteDeferred:
 		err = workflow.ExecuteActivity(ctx, ActivityRecordDeferred, executeInput(in, false)).Get(ctx, &res)
@@ -77,8 +77,8 @@ const partsVersion = "composite-parts"
 
 // backgroundParts reports whether this run delivers a composite effect's
 // remaining parts after answering.
-func backgroundParts(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, partsVersion, workflow.DefaultVersion, 1) == 1
+func backgroundParts(ctx workflow.Context, in InvocationInput) bool {
+	return in.Revision >= 1 || workflow.GetVersion(ctx, partsVersion, workflow.DefaultVersion, 1) == 1
 }
 
 // PartsActivityID names the activity that delivers the remaining parts, so
@@ -175,7 +175,7 @@ const readLocalVersion = "read-local-activity"
 // activity's task round trip and most of its history events (ADR 8).
 // Writes stay regular activities, visible on the server while in flight.
 func executeRead(ctx workflow.Context, in InvocationInput) workflow.Future {
-	if workflow.GetVersion(ctx, readLocalVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if in.Revision < 1 && workflow.GetVersion(ctx, readLocalVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return workflow.ExecuteActivity(ctx, ActivityExecute, executeInput(in, false))
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
@@ -189,15 +189,35 @@ func executeRead(ctx workflow.Context, in InvocationInput) workflow.Future {
 // lets the Execute activity read the decision from the ledger and act on it.
 // A wake-up that finds the request still pending (a stray signal) goes back
 // to waiting; the signal carries no authority of its own.
-func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.InvocationState) (InvocationResult, error) {
+func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.InvocationState) (res InvocationResult, err error) {
 	*state = maestrotype.InvocationAwaitingApproval
+	lean := in.Revision >= 1
 	signals := workflow.GetSignalChannel(ctx, SignalApprovalDecided)
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
-	defer cancelTimer()
-	timer := workflow.NewTimer(timerCtx, in.ApprovalTimeout)
+	var timer workflow.Future
+	startTimer := func() workflow.Future {
+		if timer == nil {
+			timer = workflow.NewTimer(timerCtx, in.ApprovalTimeout)
+		}
+		return timer
+	}
+	if lean {
+		// The timer guards a wait; a call that never waits needs none. A
+		// timer left running when the workflow completes is dropped with
+		// it, so it is cancelled only if the workflow goes on to deliver
+		// parts, where its firing would cost a workflow task.
+		defer func() {
+			if timer != nil && err == nil && len(res.PendingParts) > 0 {
+				cancelTimer()
+			}
+		}()
+	} else {
+		defer cancelTimer()
+		startTimer()
+	}
 	timedOut := false
 	decided := in.PreApproved
-	background := backgroundParts(ctx)
+	background := backgroundParts(ctx, in)
 	if in.Notify && !decided {
 		startNotify(ctx, in.ApprovalID)
 	}
@@ -209,11 +229,10 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 				c.Receive(ctx, &d)
 			})
 			if !timedOut {
-				sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
+				sel.AddFuture(startTimer(), func(workflow.Future) { timedOut = true })
 			}
 			sel.Select(ctx)
 		}
-		var res InvocationResult
 		ein := executeInput(in, timedOut)
 		ein.Background = background
 		if err := workflow.ExecuteActivity(ctx, ActivityExecute, ein).Get(ctx, &res); err != nil {
@@ -225,6 +244,7 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 		decided = false
 	}
 }
+
 
 func executeInput(in InvocationInput, timedOut bool) ExecuteInput {
 	return ExecuteInput{

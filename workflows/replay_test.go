@@ -26,11 +26,12 @@ func TestReplayRecordedHistories(t *testing.T) {
 	plain, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, plain, "no recorded histories in testdata")
-	encrypted, err := filepath.Glob(filepath.Join("testdata", "encrypted", "*.json"))
+	encrypted, err := encryptedHistories()
 	require.NoError(t, err)
 	require.NotEmpty(t, encrypted, "no encrypted histories in testdata/encrypted")
 	for _, f := range append(plain, encrypted...) {
-		t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(t *testing.T) {
+		name, _ := filepath.Rel("testdata", f)
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r, err := NewReplayer(c.DataConverter(), c.FailureConverter())
 			require.NoError(t, err)
@@ -39,11 +40,22 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 }
 
+// encryptedHistories lists the encrypted histories: the first set, and
+// one directory per later set recorded as workflow code changed.
+func encryptedHistories() ([]string, error) {
+	first, err := filepath.Glob(filepath.Join("testdata", "encrypted", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	later, err := filepath.Glob(filepath.Join("testdata", "encrypted", "*", "*.json"))
+	return append(first, later...), err
+}
+
 // TestEncryptedHistoriesAreEncrypted shows the encrypted histories replayed
 // above are what they claim: every payload encrypted under the fixture key.
 func TestEncryptedHistoriesAreEncrypted(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join("testdata", "encrypted", "*.json"))
+	files, err := encryptedHistories()
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {

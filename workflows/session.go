@@ -227,23 +227,59 @@ func (s *session) rollback(ctx workflow.Context, req RollbackRequest) RollbackRe
 	if err := workflow.ExecuteActivity(ctx, ActivityUndoList, s.in.SessionID).Get(ctx, &steps); err != nil {
 		return s.finishRollback(ctx, s.halt(ctx, res, "listing the undo stack", err.Error()))
 	}
-	if s.closed && !s.settled(steps) {
-		// Each call's outcome arrives as a call-recorded signal. One that
-		// never does only costs the wait: the compensation reads the
-		// ledger, not this view.
-		wait := s.in.RollbackWait
-		if wait <= 0 {
-			wait = DefaultRollbackWait
-		}
-		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return s.settled(steps) }); err != nil {
+	if s.closed {
+		if err := s.awaitInFlight(ctx, steps); err != nil {
 			return s.finishRollback(ctx, s.halt(ctx, res, "waiting for the calls in flight", err.Error()))
 		}
 	}
 	return s.compensate(ctx, req, res, steps)
 }
 
+// rollbackWaitReadsLedgerVersion marks sessions whose rollback waits for
+// the calls in flight by reading the ledger, so no call has to signal its
+// session (ADR 8); histories recorded before it waited for call-recorded
+// signals.
+const rollbackWaitReadsLedgerVersion = "rollback-wait-reads-ledger"
+
+// awaitInFlight waits, bounded, for the steps whose effects were in flight
+// when the rollback listed them. An effect still unsettled at the bound
+// is not an error: its compensation holds it, and halts the session.
+func (s *session) awaitInFlight(ctx workflow.Context, steps []UndoStep) error {
+	wait := s.in.RollbackWait
+	if wait <= 0 {
+		wait = DefaultRollbackWait
+	}
+	if workflow.GetVersion(ctx, rollbackWaitReadsLedgerVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if s.settled(steps) {
+			return nil
+		}
+		_, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return s.settled(steps) })
+		return err
+	}
+	var keys []string
+	for _, st := range steps {
+		if st.Unsettled {
+			keys = append(keys, st.OperationKey)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	wctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: wait + ActivityTimeout,
+		HeartbeatTimeout:    AwaitSettledHeartbeat,
+		RetryPolicy:         ActivityRetry,
+	})
+	return workflow.ExecuteActivity(wctx, ActivityAwaitSettled, AwaitSettledInput{Keys: keys, Until: workflow.Now(ctx).Add(wait)}).Get(ctx, nil)
+}
+
+// AwaitSettledHeartbeat is how soon a worker lost while a rollback waits
+// is noticed.
+const AwaitSettledHeartbeat = 10 * time.Second
+
 // settled reports whether every step whose effect was in flight when the
-// rollback listed it has had its call's outcome recorded since.
+// rollback listed it has had its call's outcome signalled since, for
+// sessions from before the rollback read the ledger.
 func (s *session) settled(steps []UndoStep) bool {
 	for _, st := range steps {
 		if st.Unsettled && !s.callSettled(st.OperationKey) {

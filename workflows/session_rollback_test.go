@@ -16,11 +16,12 @@ var inFlight = []UndoStep{
 	{UndoID: "undo_a", Tool: "cancel_work_order", OperationKey: "wo-done", Seq: 1},
 }
 
-// callRecorded signals a call's state at after.
-func (s *sessionSuite) callRecorded(key string, state mt.InvocationState, after time.Duration) {
-	s.env.RegisterDelayedCallback(func() {
-		s.env.SignalWorkflow(SignalCallRecorded, CallRecord{InvocationID: "inv_" + key, OperationKey: key, Tool: "create_work_order", State: state})
-	}, after)
+// settlesAfter has the rollback's wait for the effect in flight under
+// key end after d, as the ledger would show it settled then.
+func (s *sessionSuite) settlesAfter(key string, d time.Duration) {
+	s.env.OnActivity(ActivityAwaitSettled, mock.Anything, mock.MatchedBy(func(in AwaitSettledInput) bool {
+		return len(in.Keys) == 1 && in.Keys[0] == key
+	})).After(d).Return(nil).Once()
 }
 
 // mark records the ledger steps of a rollback in the order they ran.
@@ -47,8 +48,8 @@ func (s *sessionSuite) TestRollbackWaitsForTheCallInFlightThenUndoesIt() {
 	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
 	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
 	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+	s.settlesAfter("wo-slow", 6*time.Second)
 
-	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
 	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute, func(v any, err error) {
 		s.NoError(err)
 		res := v.(RollbackResult)
@@ -62,7 +63,6 @@ func (s *sessionSuite) TestRollbackWaitsForTheCallInFlightThenUndoesIt() {
 		s.Equal(mt.SessionRollingBack, s.view().State)
 		s.Equal([]string{"begin"}, s.ran, "the session closed before the wait, and nothing ran yet")
 	}, time.Minute+3*time.Second)
-	s.callRecorded("wo-slow", mt.InvocationSucceeded, time.Minute+6*time.Second)
 	s.env.RegisterDelayedCallback(func() { s.Equal(mt.SessionActive, s.view().State) }, 2*time.Minute)
 	s.endCall(3 * time.Minute)
 
@@ -84,8 +84,10 @@ func (s *sessionSuite) TestUnsettledAfterTheWaitHaltsAndARetryUndoesIt() {
 	})).Return(nil).Once()
 	s.env.OnActivity(ActivitySessionResolve, mock.Anything, mock.MatchedBy(func(r ResolveRequest) bool { return r.Retry }), "s1").Return(nil).Once()
 	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+	// Still in flight at the bound, then settled before the retry.
+	s.settlesAfter("wo-slow", wait)
+	s.settlesAfter("wo-slow", 0)
 
-	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
 	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a"}, time.Minute, func(v any, err error) {
 		s.NoError(err)
 		res := v.(RollbackResult)
@@ -125,11 +127,10 @@ func (s *sessionSuite) TestARollbackAskedAgainWhileItRunsJoinsIt() {
 			answers = append(answers, v.(RollbackResult))
 		}
 	}
-	s.callRecorded("wo-slow", mt.InvocationRunning, time.Second)
+	s.settlesAfter("wo-slow", 6*time.Second)
 	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute, collect)
 	// The agent's connection dropped while the saga waited; it asks again.
 	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute+3*time.Second, collect)
-	s.callRecorded("wo-slow", mt.InvocationSucceeded, time.Minute+6*time.Second)
 	s.endCall(3 * time.Minute)
 
 	s.env.ExecuteWorkflow(SessionWorkflow, SessionInput{SessionID: "s1"})

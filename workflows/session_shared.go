@@ -33,6 +33,9 @@ const (
 	// ActivitySessionRollbackEnd opens it again.
 	ActivitySessionRollbackBegin = "SessionRollbackBegin"
 	ActivitySessionRollbackEnd   = "SessionRollbackEnd"
+	// ActivityAwaitSettled waits, reading the ledger, for the effects a
+	// rollback found in flight to settle.
+	ActivityAwaitSettled = "AwaitSettled"
 	// ActivityCompensationApproval opens the approval request a
 	// money-class compensation waits on.
 	ActivityCompensationApproval = "CompensationApproval"
@@ -137,6 +140,13 @@ const (
 	// human; the rollback goes on in the session once they decide.
 	UndoAwaitingApproval = "awaiting_approval"
 )
+
+// AwaitSettledInput asks to wait until the effects under Keys have
+// settled, or Until passes.
+type AwaitSettledInput struct {
+	Keys  []string  `json:"keys"`
+	Until time.Time `json:"until"`
+}
 
 // CompensationApprovalInput opens the approval request of one gated
 // compensation.

@@ -32,6 +32,7 @@ func haltStub(context.Context, HaltInput) error                     { return nil
 func resolveStub(context.Context, ResolveRequest, string) error     { return nil }
 func endStub(context.Context, string) error                         { return nil }
 func rollbackMarkStub(context.Context, string) error                { return nil }
+func awaitSettledStub(context.Context, AwaitSettledInput) error     { return nil }
 func postCallStub(workflow.Context, PostCallInput) (PostCallResult, error) {
 	return PostCallResult{}, nil
 }
@@ -43,6 +44,7 @@ func (s *sessionSuite) SetupTest() {
 		ActivityUndoList: undoListStub, ActivityCompensate: compensateStub, ActivitySessionHalt: haltStub,
 		ActivitySessionResolve: resolveStub, ActivitySessionEnd: endStub,
 		ActivitySessionRollbackBegin: rollbackMarkStub, ActivitySessionRollbackEnd: rollbackMarkStub,
+		ActivityAwaitSettled: awaitSettledStub,
 	} {
 		s.env.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -61,7 +61,20 @@ type InvocationInput struct {
 	// Notify is set when the approver role has channels to be told on:
 	// the invocation starts NotifyWorkflow for its request.
 	Notify bool `json:",omitempty"`
+	// Revision is the workflow shape admission started the invocation
+	// under, InvocationRevision; zero for invocations started before it,
+	// which ask workflow.GetVersion instead.
+	Revision int `json:",omitempty"`
 }
+
+// InvocationRevision is the invocation workflow's current shape: reads
+// run as a local activity, a composite effect's remaining parts are
+// delivered after the answer, and the approval timer starts only when
+// the call waits for a decision. Carried in the input rather than asked
+// of workflow.GetVersion, whose marker and search-attribute upsert cost
+// two history events per call each (ADR 8); the input is recorded with
+// the start, so replay reads the same value.
+const InvocationRevision = 1
 
 // InvocationResult is the invocation's final state and observation.
 type InvocationResult struct {

@@ -272,7 +272,7 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 }
 
 // launch opens a gated call's approval request, starts the invocation's
-// workflow and tells the session about the call.
+// workflow and makes sure the session's workflow runs.
 func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted) (Admitted, error) {
 	inv := adm.Invocation
 	in := workflows.InvocationInput{
@@ -284,6 +284,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		Route:        inv.Route,
 		Args:         inv.Args,
 		ArgsHash:     inv.ArgsHash,
+		Revision:     workflows.InvocationRevision,
 	}
 	if inv.Route == mt.RouteGated {
 		apr, err := g.openApproval(ctx, c.tool, inv, sess)
@@ -303,7 +304,10 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		return Admitted{}, err
 	}
 	if sess.State != mt.SessionEnded {
-		if err := g.recordInSession(ctx, c.agent, inv); err != nil {
+		// The session's workflow holds its policy, its saga and its end;
+		// its calls are in the ledger, so only the first call starts it
+		// and no call signals it (ADR 8).
+		if err := g.StartSession(ctx, c.agent, inv.SessionID); err != nil {
 			return Admitted{}, err
 		}
 	}
@@ -324,23 +328,11 @@ func (g *Gate) refuseWhileRollingBack(ctx context.Context, sess ledger.Session, 
 	return refuseSessionRollingBack(sess)
 }
 
-// recordInSession starts the session workflow on the session's first call
-// (signal-with-start) and tells it about this one.
-func (g *Gate) recordInSession(ctx context.Context, agent *tools.Agent, inv ledger.Invocation) error {
-	_, err := g.cfg.Temporal.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(inv.SessionID), workflows.SignalCallRecorded,
-		workflows.CallRecord{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State},
-		client.StartWorkflowOptions{ID: workflows.SessionWorkflowID(inv.SessionID), TaskQueue: g.cfg.TaskQueue},
-		workflows.SessionWorkflowName, g.sessionInput(agent, inv.SessionID))
-	if err != nil {
-		return fmt.Errorf("error recording the call in its session: %w", err)
-	}
-	return nil
-}
-
-// StartSession starts the session workflow of a session that made no call,
-// so that ending it runs the post-call workflow like any other: a platform's
-// end-of-call event for a call without tool calls. A session workflow that
-// runs or ran already is left as it is.
+// StartSession starts the session's workflow: on its first call, or when
+// a session that made no call is ended, so that ending it runs the
+// post-call workflow like any other (a platform's end-of-call event for a
+// call without tool calls). A session workflow that runs or ran already is
+// left as it is, and nothing is written to its history.
 func (g *Gate) StartSession(ctx context.Context, agent *tools.Agent, sessionID string) error {
 	_, err := g.cfg.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                       workflows.SessionWorkflowID(sessionID),

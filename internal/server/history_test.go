@@ -19,10 +19,10 @@ import (
 
 // TestRecordedHistoriesReplay runs one invocation per route on a real
 // server, exports each workflow history as JSON and replays it against the
-// current workflow code. With MAESTRO_RECORD_HISTORIES=1 it also refreshes
-// the encrypted histories checked in under workflows/testdata/encrypted,
-// which the workflows package replays on every test run; the plain ones
-// beside them, recorded before encryption, are kept as they are.
+// current workflow code. With MAESTRO_RECORD_HISTORIES=NAME it also
+// checks them in under workflows/testdata/encrypted/NAME, which the
+// workflows package replays on every test run beside the histories of
+// earlier workflow versions (NAME=1 rewrites the first encrypted set).
 func TestRecordedHistoriesReplay(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -33,8 +33,13 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		"preapproved": {"escalate_to_human", pageArgs},
 	}
 	dir := t.TempDir()
-	if os.Getenv("MAESTRO_RECORD_HISTORIES") == "1" {
+	switch name := os.Getenv("MAESTRO_RECORD_HISTORIES"); name {
+	case "":
+	case "1":
 		dir = filepath.Join("..", "..", "workflows", "testdata", "encrypted")
+	default:
+		dir = filepath.Join("..", "..", "workflows", "testdata", "encrypted", filepath.Base(name))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 	}
 	for name, c := range calls {
 		resp, err := e.invoke(c.tool, e.key(name), c.args)
