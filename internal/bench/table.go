@@ -10,7 +10,7 @@ import (
 // writeTables prints the results table and the ratios table.
 func (rep report) writeTables(w io.Writer) error {
 	var b strings.Builder
-	const row = "%-22s %-18s %4s %5s %4s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n"
+	const row = "%-27s %-18s %4s %5s %4s %8s %8s %8s %8s %8s %8s %8s %7s %8s\n"
 	fmt.Fprintf(&b, row, "scenario", "tool", "conc", "calls", "fail",
 		"p50 ms", "p95 ms", "p99 ms", "calls/s", "wf ms", "act ms", "out ms", "events", "sess ev")
 	for _, r := range rep.results {
