@@ -126,11 +126,11 @@ func ParseFlags(name string, args []string) (Config, error) {
 	fs.StringVar(&c.OutDir, "out", "results/bench",
 		"directory for bench.csv, latency.svg, histories.txt, goals.csv, goals.md and the profiles asked for")
 	fs.StringVar(&c.DatabaseURL, "database-url", "",
-		"PostgreSQL URL for maestro's ledger (default: SQLite in the data directory); with it the ledger's round trips per call are counted")
+		"PostgreSQL URL for maestro's ledger (default: SQLite in the data directory); with it the ledger's round trips per call are counted unless -count-ledger=false")
 	fs.BoolVar(&countLedger, "count-ledger", true,
 		"with -database-url, relay the ledger's connections through a counter of round trips, statements and transactions (one loopback hop per round trip); false connects directly")
 	fs.StringVar(&c.TemporalDatabaseURL, "temporal-database-url", "",
-		"PostgreSQL URL: run the embedded Temporal server on PostgreSQL, in two fresh databases dropped afterwards, instead of SQLite (default: SQLite, one history shard)")
+		"PostgreSQL URL: run the in-process Temporal server on PostgreSQL with -temporal-shards history shards, in two fresh databases dropped afterwards (default: SQLite, one history shard)")
 	fs.IntVar(&c.TemporalShards, "temporal-shards", 4, "history shards of the Temporal server on PostgreSQL (with -temporal-database-url)")
 	fs.BoolVar(&c.CPUProfile, "cpuprofile", false, "write a CPU profile of the measured cells to cpu.pprof in the -out directory")
 	fs.BoolVar(&c.MemProfile, "memprofile", false, "write a heap profile taken after the measured cells to heap.pprof in the -out directory")
