@@ -22,12 +22,15 @@ const (
 	bareWorkflowName       = "BenchCall"
 	bareLocalWorkflowName  = "BenchCallLocal"
 	bareUpdateWorkflowName = "BenchCallUpdate"
+	bareSignalWorkflowName = "BenchCallOnSignal"
 	bareActivityName       = "BenchConnect"
 	bareResultUpdate       = "result"
+	bareDecisionSignal     = "decided"
 )
 
 // bareVariant is one way of running the bare workflow. The first is the
-// floor; the others each add one Temporal feature maestro could adopt.
+// floor; the others each add the Temporal features maestro uses or could
+// adopt, and matchedBaseline picks the one each route is held to.
 type bareVariant struct {
 	path     string
 	workflow string
@@ -43,6 +46,7 @@ var bareVariants = []bareVariant{
 	{path: pathTemporal, workflow: bareWorkflowName},
 	{path: pathEager, workflow: bareWorkflowName, eager: true},
 	{path: pathLocal, workflow: bareLocalWorkflowName},
+	{path: pathEagerLocal, workflow: bareLocalWorkflowName, eager: true},
 	{path: pathUpdate, workflow: bareUpdateWorkflowName, update: true},
 }
 
@@ -58,6 +62,7 @@ func registerBare(w worker.Registry, conns connectors.Set) {
 	w.RegisterWorkflowWithOptions(bareWorkflow, workflow.RegisterOptions{Name: bareWorkflowName})
 	w.RegisterWorkflowWithOptions(bareLocalWorkflow, workflow.RegisterOptions{Name: bareLocalWorkflowName})
 	w.RegisterWorkflowWithOptions(bareUpdateWorkflow, workflow.RegisterOptions{Name: bareUpdateWorkflowName})
+	w.RegisterWorkflowWithOptions(bareSignalWorkflow, workflow.RegisterOptions{Name: bareSignalWorkflowName})
 }
 
 // bareWorkflow runs the provider call as one activity: the least a durable

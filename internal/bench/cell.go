@@ -53,11 +53,15 @@ type result struct {
 	// workflow and one session's, for the record.
 	history        []string
 	sessionHistory []string
+	// ledger is the ledger work per call, when it was counted.
+	ledger ledgerPerCall
 }
 
 // run warms the cell up with a few unrecorded calls, then makes the
-// measured calls, then reads their workflows' histories.
-func (c cell) run(ctx context.Context, h historyReader) (result, error) {
+// measured calls, then reads their workflows' histories. With a meter, it
+// counts the ledger's work from the first measured call until the
+// histories are read, by when every session the calls touched has settled.
+func (c cell) run(ctx context.Context, h historyReader, meter func() ledgerCounts) (result, error) {
 	sc := c.scenario
 	warm := plan(c.prefix+"-warm", min(c.concurrency, maxWarmup), c.concurrency, c.perSession)
 	measured := plan(c.prefix, c.calls, c.concurrency, c.perSession)
@@ -70,6 +74,10 @@ func (c cell) run(ctx context.Context, h historyReader) (result, error) {
 		return result{}, fmt.Errorf("error warming up %s: %w", sc.name(), err)
 	}
 
+	var before ledgerCounts
+	if meter != nil {
+		before = meter()
+	}
 	start := time.Now()
 	samples, errs := runCalls(ctx, measured, c.concurrency, sc.do)
 	elapsed := time.Since(start)
@@ -92,6 +100,9 @@ func (c cell) run(ctx context.Context, h historyReader) (result, error) {
 	r.stats = summarize(kept, elapsed)
 	if err := r.readHistories(ctx, h, kept); err != nil {
 		return result{}, err
+	}
+	if meter != nil {
+		r.ledger = perCall(meter().minus(before), c.calls)
 	}
 	return r, nil
 }

@@ -3,8 +3,11 @@
 // makes the same tool calls four ways: the connector called directly (no
 // durability), a bare Temporal workflow running the connector as one
 // activity (the durability floor, with variants for the Temporal features
-// maestro could adopt), maestro through its HTTP API, and maestro's
-// approval round trip. For each it reports latency percentiles,
-// throughput and the Temporal history events each invocation costs, as a
-// table, a CSV file and an SVG chart.
+// maestro uses or could adopt), maestro through its HTTP API, and maestro's
+// approval round trip against a bare signal-driven workflow. For each it
+// reports latency percentiles, throughput, the Temporal history events
+// each invocation costs and, on a PostgreSQL ledger, the ledger round trips,
+// as a table, a CSV file and an SVG chart; then it judges the goals of
+// "voice-grade latency" against the bare workflow that uses the same
+// Temporal features as maestro's route, as a table of passes and misses.
 package bench

@@ -49,4 +49,36 @@ func TestParseFlags(t *testing.T) {
 	cfg, err = ParseFlags("bench", []string{"-concurrency", "1,16,64", "-calls", "40"})
 	require.NoError(t, err)
 	require.ErrorContains(t, cfg.WithDefaults().validate(), "one call count per concurrency")
+
+	cfg, err = ParseFlags("bench", nil)
+	require.NoError(t, err)
+	require.False(t, cfg.SkipLedgerCount, "a PostgreSQL ledger's round trips are counted unless asked not to")
+	require.Equal(t, 4, cfg.TemporalShards)
+	require.False(t, cfg.CPUProfile)
+	require.False(t, cfg.MemProfile)
+
+	cfg, err = ParseFlags("bench", []string{"-database-url", "postgres://u@h/db", "-count-ledger=false",
+		"-temporal-database-url", "postgres://u@h/t", "-temporal-shards", "8", "-cpuprofile", "-memprofile"})
+	require.NoError(t, err)
+	require.Equal(t, "postgres://u@h/db", cfg.DatabaseURL)
+	require.True(t, cfg.SkipLedgerCount)
+	require.Equal(t, "postgres://u@h/t", cfg.TemporalDatabaseURL)
+	require.Equal(t, 8, cfg.TemporalShards)
+	require.True(t, cfg.CPUProfile)
+	require.True(t, cfg.MemProfile)
+
+	cfg, err = ParseFlags("bench", []string{"-temporal-shards", "-1"})
+	require.NoError(t, err)
+	require.ErrorContains(t, cfg.validate(), "temporal shards")
+}
+
+func TestMatchedBaselineUsesMaestrosTemporalFeatures(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, pathEagerLocal, matchedBaseline("read"), "reads start eagerly and run as a local activity")
+	require.Equal(t, pathEager, matchedBaseline("real-sync"), "writes start eagerly and run as regular activities")
+	require.Equal(t, pathEager, matchedBaseline("compensable"))
+	require.Equal(t, pathSignal, matchedBaseline("approval"), "an approval wakes the workflow with a signal")
+	v := variantFor(pathEagerLocal)
+	require.True(t, v.eager)
+	require.Equal(t, bareLocalWorkflowName, v.workflow)
 }

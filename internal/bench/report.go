@@ -14,16 +14,18 @@ const (
 	csvFile       = "bench.csv"
 	chartFile     = "latency.svg"
 	historiesFile = "histories.txt"
+	goalsCSVFile  = "goals.csv"
+	goalsMDFile   = "goals.md"
 )
-
-// latencyGoal is the p50 maestro aims for on a read and a real-sync call,
-// as a multiple of the bare workflow running the same call.
-const latencyGoal = 1.25
 
 // report is a run's results with the comparisons drawn from them.
 type report struct {
 	results []result
 	ratios  []ratio
+	goals   []goal
+	// ledgerCounted says the ledger's round trips were counted: only a
+	// PostgreSQL ledger's are.
+	ledgerCounted bool
 }
 
 // ratio compares maestro's p50 with the floors for one op at one
@@ -32,25 +34,17 @@ type ratio struct {
 	op          string
 	concurrency int
 	maestro     time.Duration
-	temporal    time.Duration
-	direct      time.Duration
+	// baseline is the matched bare baseline's, run on baselinePath.
+	baseline     time.Duration
+	baselinePath string
+	temporal     time.Duration
+	direct       time.Duration
 }
 
-// vsTemporal and vsDirect are 0 when the floor was not run.
+// vsBaseline, vsTemporal and vsDirect are 0 when the floor was not run.
+func (r ratio) vsBaseline() float64 { return divide(r.maestro, r.baseline) }
 func (r ratio) vsTemporal() float64 { return divide(r.maestro, r.temporal) }
 func (r ratio) vsDirect() float64   { return divide(r.maestro, r.direct) }
-
-// goal says whether the op has a latency goal and whether it was met;
-// empty when it has none or a side did not run.
-func (r ratio) goal() string {
-	if (r.op != "read" && r.op != "real-sync") || r.maestro == 0 || r.temporal == 0 {
-		return ""
-	}
-	if r.vsTemporal() <= latencyGoal {
-		return "met"
-	}
-	return "not met"
-}
 
 func divide(a, b time.Duration) float64 {
 	if b == 0 {
@@ -59,23 +53,26 @@ func divide(a, b time.Duration) float64 {
 	return float64(a) / float64(b)
 }
 
-func newReport(results []result) report {
+func newReport(results []result, ledgerCounted bool) report {
 	p50 := map[string]time.Duration{}
 	key := func(path, op string, conc int) string { return fmt.Sprintf("%s|%s|%d", path, op, conc) }
 	for _, r := range results {
 		p50[key(r.path, r.op, r.concurrency)] = r.stats.p50
 	}
-	rep := report{results: results}
+	rep := report{results: results, goals: evaluateGoals(results), ledgerCounted: ledgerCounted}
 	for _, r := range results {
 		if r.path != pathMaestro {
 			continue
 		}
+		base := matchedBaseline(r.op)
 		rep.ratios = append(rep.ratios, ratio{
-			op:          r.op,
-			concurrency: r.concurrency,
-			maestro:     r.stats.p50,
-			temporal:    p50[key(pathTemporal, r.op, r.concurrency)],
-			direct:      p50[key(pathDirect, r.op, r.concurrency)],
+			op:           r.op,
+			concurrency:  r.concurrency,
+			maestro:      r.stats.p50,
+			baseline:     p50[key(base, r.op, r.concurrency)],
+			baselinePath: base,
+			temporal:     p50[key(pathTemporal, r.op, r.concurrency)],
+			direct:       p50[key(pathDirect, r.op, r.concurrency)],
 		})
 	}
 	return rep
@@ -102,13 +99,22 @@ func (rep report) outputs() []output {
 		{csvFile, rep.writeCSV},
 		{chartFile, rep.writeChart},
 		{historiesFile, rep.writeHistories},
+		{goalsCSVFile, rep.writeGoalsCSV},
+		{goalsMDFile, rep.writeGoalsMarkdown},
 	}
 }
 
-// write prints the tables to out and writes the files into dir.
+// write prints the tables to out, the goal table last, and writes the
+// files into dir.
 func (rep report) write(out io.Writer, dir string) error {
 	if err := rep.writeTables(out); err != nil {
 		return fmt.Errorf("error printing results: %w", err)
+	}
+	if err := rep.writeLedgerTable(out); err != nil {
+		return fmt.Errorf("error printing ledger round trips: %w", err)
+	}
+	if err := rep.writeGoalTable(out); err != nil {
+		return fmt.Errorf("error printing goals: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("error creating %s: %w", dir, err)

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
@@ -12,9 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/internal/bench"
+	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 )
 
 // TestRunWritesResults runs every scenario with a couple of calls per cell
@@ -50,8 +53,11 @@ func TestRunWritesResults(t *testing.T) {
 		case "maestro":
 			require.Positive(t, number(t, r["events_per_call"]), r["scenario"])
 			require.Positive(t, number(t, r["session_events_per_call"]), "maestro records every call in its session")
+			require.NotEmpty(t, r["baseline_path"], r["scenario"])
+			require.Positive(t, number(t, r["p50_vs_baseline"]), r["scenario"])
 			require.Positive(t, number(t, r["p50_vs_temporal"]), r["scenario"])
 			require.Positive(t, number(t, r["p50_vs_direct"]), r["scenario"])
+			require.Empty(t, r["ledger_round_trips_per_call"], "a SQLite ledger's round trips are not counted")
 		default:
 			require.Positive(t, number(t, r["events_per_call"]), r["scenario"])
 			require.Empty(t, r["session_events_per_call"], "a bare workflow has no session")
@@ -59,14 +65,89 @@ func TestRunWritesResults(t *testing.T) {
 		require.Contains(t, out.String(), r["scenario"], "the table lists every scenario")
 	}
 	for _, want := range []string{"direct/read", "temporal/read", "temporal+eager/read", "temporal+local/read",
-		"temporal+update/read", "maestro/read", "maestro/real-sync", "maestro/compensable", "maestro/approval"} {
+		"temporal+eager+local/read", "temporal+update/read", "maestro/read",
+		"temporal+eager/real-sync", "maestro/real-sync", "temporal+eager/compensable", "maestro/compensable",
+		"temporal+signal/approval", "maestro/approval"} {
 		require.Equal(t, 2, scenarios[want], "%s should have a row per concurrency", want)
 	}
 	require.Contains(t, out.String(), "p50 ratios")
+	require.Contains(t, out.String(), "Ledger round trips per call: not counted")
+
+	// The goal table comes last, and every goal it judges is in its files.
+	goalsAt := strings.Index(out.String(), "Goals of issue 14")
+	require.Greater(t, goalsAt, strings.Index(out.String(), "p50 ratios"), "the goal table follows the other tables")
+	goals := readCSV(t, filepath.Join(dir, "goals.csv"))
+	statuses := map[string]int{}
+	for _, g := range goals {
+		statuses[g["status"]]++
+		require.Contains(t, []string{"PASS", "FAIL", "not measured"}, g["status"])
+		if g["goal"] == "1 latency p50" && g["concurrency"] == "1" {
+			require.NotEqual(t, "not measured", g["status"], "both sides ran at one caller")
+		}
+		if g["concurrency"] == "64" {
+			require.Equal(t, "not measured", g["status"], "no cell ran at 64 callers")
+		}
+	}
+	require.Positive(t, statuses["not measured"])
+	md, err := os.ReadFile(filepath.Join(dir, "goals.md"))
+	require.NoError(t, err)
+	require.Equal(t, len(goals), strings.Count(string(md), "\n| ")-1, "one markdown row per goal, below the header")
 
 	bars := checkSVG(t, filepath.Join(dir, "latency.svg"))
 	require.Equal(t, 3*len(rows), bars, "one bar per percentile per cell")
 	require.FileExists(t, filepath.Join(dir, "histories.txt"))
+}
+
+// TestRunOnPostgres runs maestro's ledger and Temporal on PostgreSQL:
+// the ledger's round trips are counted and Temporal's databases are gone
+// after the run.
+func TestRunOnPostgres(t *testing.T) {
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		base = ledgertest.DefaultDatabaseURL
+	}
+	before := benchDatabases(t, base)
+	dir := t.TempDir()
+	var out, progress bytes.Buffer
+	err := bench.Run(t.Context(), bench.Config{
+		Concurrency:         []int{1},
+		Calls:               []int{2},
+		Only:                []string{"maestro/read", "temporal+eager+local/read"},
+		OutDir:              dir,
+		DataDir:             t.TempDir(),
+		DatabaseURL:         base,
+		TemporalDatabaseURL: base,
+		TemporalShards:      2,
+		Out:                 &out,
+		Progress:            &progress,
+	})
+	require.NoError(t, err, progress.String())
+	require.Contains(t, progress.String(), "Temporal on PostgreSQL with 2 history shards")
+	require.Equal(t, before, benchDatabases(t, base), "the run drops the databases it created")
+
+	rows := readCSV(t, filepath.Join(dir, "bench.csv"))
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		if r["path"] == "maestro" {
+			require.Positive(t, number(t, r["ledger_round_trips_per_call"]), "a maestro call reads and writes its ledger")
+			require.Positive(t, number(t, r["ledger_statements_per_call"]))
+			require.Positive(t, number(t, r["ledger_transactions_per_call"]))
+		}
+	}
+	require.Contains(t, out.String(), "Ledger work per maestro call")
+}
+
+// benchDatabases lists the databases named like the bench's Temporal ones.
+func benchDatabases(t *testing.T, base string) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), base)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), "SELECT datname FROM pg_database WHERE datname LIKE 'maestro\\_bench\\_%' ORDER BY datname")
+	require.NoError(t, err)
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return names
 }
 
 // readCSV reads a CSV file into rows keyed by the header.

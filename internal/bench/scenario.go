@@ -11,12 +11,14 @@ import (
 
 // The paths a call can take, from no durability to maestro.
 const (
-	pathDirect   = "direct"
-	pathTemporal = "temporal"
-	pathEager    = "temporal+eager"
-	pathLocal    = "temporal+local"
-	pathUpdate   = "temporal+update"
-	pathMaestro  = "maestro"
+	pathDirect     = "direct"
+	pathTemporal   = "temporal"
+	pathEager      = "temporal+eager"
+	pathLocal      = "temporal+local"
+	pathEagerLocal = "temporal+eager+local"
+	pathUpdate     = "temporal+update"
+	pathSignal     = "temporal+signal"
+	pathMaestro    = "maestro"
 )
 
 // call is one request of a cell.
@@ -56,16 +58,22 @@ func (s scenario) name() string { return s.path + "/" + s.op.name }
 func (s scenario) slug() string { return strings.ReplaceAll(s.name(), "+", "-") }
 
 // scenarios lists every scenario, grouped by op with the floors first.
-// The bare-Temporal variants run the read only: it is enough to see what
-// each feature saves.
+// Every bare-Temporal variant runs the read, which is enough to see what
+// each feature saves; the other ops run the plain floor for reference and
+// the variant maestro's route is held to.
 func (s *stack) scenarios() []scenario {
 	var out []scenario
 	for _, o := range ops {
 		out = append(out, s.direct(o), s.bare(o, bareVariants[0]))
-		if o.name == "read" {
+		switch o.name {
+		case "read":
 			for _, v := range bareVariants[1:] {
 				out = append(out, s.bare(o, v))
 			}
+		case "approval":
+			out = append(out, s.bareApproval(o))
+		default:
+			out = append(out, s.bare(o, variantFor(matchedBaseline(o.name))))
 		}
 		if o.name == "approval" {
 			out = append(out, s.approval(o))
@@ -74,6 +82,31 @@ func (s *stack) scenarios() []scenario {
 		}
 	}
 	return out
+}
+
+// matchedBaseline is the bare path that uses the Temporal features
+// maestro's route for the op uses: every invocation starts eagerly, a read
+// runs as a local activity, writes as regular activities, and an approved
+// call is woken by a signal. The goals are judged against it rather than
+// the plainest workflow, so a gap measures maestro, not a feature the floor
+// lacks.
+func matchedBaseline(op string) string {
+	switch op {
+	case "read":
+		return pathEagerLocal
+	case "approval":
+		return pathSignal
+	}
+	return pathEager
+}
+
+func variantFor(path string) bareVariant {
+	for _, v := range bareVariants {
+		if v.path == path {
+			return v
+		}
+	}
+	panic("no bare variant runs " + path)
 }
 
 // selected keeps the scenarios whose name contains one of only, or all of

@@ -22,9 +22,9 @@ import (
 )
 
 // stack is everything the scenarios share: one maestro in dev mode (its
-// embedded Temporal server, ledger and provider stand-ins), a connector set
-// pointed at the same stand-ins, and a worker for the bare workflows on
-// the same Temporal server.
+// Temporal server, embedded or the bench's own on PostgreSQL, its ledger
+// and provider stand-ins), a connector set pointed at the same stand-ins,
+// and a worker for the bare workflows on the same Temporal server.
 type stack struct {
 	daemon   *server.Server
 	catalog  *tools.Catalog
@@ -35,9 +35,14 @@ type stack struct {
 	ops      *apiclient.Client
 	// removeDir is the temporary data directory to delete on stop.
 	removeDir string
+	// ledgerProxy counts the ledger's round trips; nil unless counted.
+	ledgerProxy *ledgerProxy
+	// temporalPG is the Temporal server on PostgreSQL; nil when maestro
+	// embeds its own on SQLite.
+	temporalPG *temporalOnPostgres
 }
 
-func startStack(ctx context.Context, cfg Config) (s *stack, err error) {
+func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err error) {
 	s = &stack{}
 	defer func() {
 		if err != nil {
@@ -72,14 +77,28 @@ func startStack(ctx context.Context, cfg Config) (s *stack, err error) {
 	if err := os.WriteFile(catalog, doc, 0o600); err != nil {
 		return nil, fmt.Errorf("error writing the catalog: %w", err)
 	}
+	databaseURL := cfg.DatabaseURL
+	if databaseURL != "" && !cfg.SkipLedgerCount {
+		if s.ledgerProxy, databaseURL, err = startLedgerProxy(databaseURL); err != nil {
+			return nil, err
+		}
+	}
+	var temporalAddr string
+	if cfg.TemporalDatabaseURL != "" {
+		if s.temporalPG, err = startTemporalOnPostgres(ctx, cfg.TemporalDatabaseURL, cfg.TemporalShards, runID); err != nil {
+			return nil, err
+		}
+		temporalAddr = s.temporalPG.server.HostPort()
+	}
 	s.daemon, err = server.Start(ctx, server.Config{
-		Dev:          true,
-		CatalogPath:  catalog,
-		HTTPAddr:     "127.0.0.1:0",
-		DataDir:      filepath.Join(dataDir, "data"),
-		DatabaseURL:  cfg.DatabaseURL,
-		TemporalPort: port,
-		Logger:       logger,
+		Dev:             true,
+		CatalogPath:     catalog,
+		HTTPAddr:        "127.0.0.1:0",
+		DataDir:         filepath.Join(dataDir, "data"),
+		DatabaseURL:     databaseURL,
+		TemporalAddress: temporalAddr,
+		TemporalPort:    port,
+		Logger:          logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("error starting maestro: %w", err)
@@ -129,6 +148,12 @@ func (s *stack) stop() error {
 	}
 	if s.daemon != nil {
 		errs = append(errs, s.daemon.Stop(context.Background()))
+	}
+	if s.ledgerProxy != nil {
+		errs = append(errs, s.ledgerProxy.stop())
+	}
+	if s.temporalPG != nil {
+		errs = append(errs, s.temporalPG.stop())
 	}
 	if s.removeDir != "" {
 		errs = append(errs, os.RemoveAll(s.removeDir))

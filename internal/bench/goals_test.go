@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// cellResult builds a measured cell with the numbers the goals read.
+func cellResult(path, op string, conc int, p50, p99 time.Duration, throughput, events, sessionEvents float64) result {
+	return result{
+		path: path, op: op, scenario: path + "/" + op, concurrency: conc, calls: 10,
+		stats:  stats{p50: p50, p99: p99, throughput: throughput},
+		events: events, sessionEvents: sessionEvents,
+	}
+}
+
+func findGoal(t *testing.T, gs []goal, name, op string, conc int) goal {
+	t.Helper()
+	for _, g := range gs {
+		if g.name == name && g.op == op && g.concurrency == conc {
+			return g
+		}
+	}
+	t.Fatalf("no goal %q for %s at %d", name, op, conc)
+	return goal{}
+}
+
+func TestLatencyGoalPassesAtTheBoundaryAndFailsPastIt(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		cellResult(pathEagerLocal, "read", 16, 100*ms, 200*ms, 50, 6, -1),
+		cellResult(pathMaestro, "read", 16, 110*ms, 221*ms, 50, 6, 2),
+		// The plain floor is reference only: a fast one must not be the yardstick.
+		cellResult(pathTemporal, "read", 16, 10*ms, 20*ms, 50, 11, -1),
+	})
+	p50 := findGoal(t, gs, "1 latency p50", "read", 16)
+	require.Equal(t, goalPass, p50.status, "exactly 1.10× the matched baseline meets the goal")
+	require.Equal(t, pathEagerLocal, p50.baselinePath)
+	p99 := findGoal(t, gs, "1 latency p99", "read", 16)
+	require.Equal(t, goalFail, p99.status, "1.105× misses it")
+}
+
+func TestThroughputGoalIsAFloor(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		cellResult(pathEager, "real-sync", 64, ms, ms, 100, 11, -1),
+		cellResult(pathMaestro, "real-sync", 64, ms, ms, 90, 13, 1),
+		cellResult(pathEager, "compensable", 64, ms, ms, 100, 11, -1),
+		cellResult(pathMaestro, "compensable", 64, ms, ms, 89.9, 13, 1),
+	})
+	require.Equal(t, goalPass, findGoal(t, gs, "2 throughput", "real-sync", 64).status, "0.90× the baseline is enough")
+	require.Equal(t, goalFail, findGoal(t, gs, "2 throughput", "compensable", 64).status)
+}
+
+func TestEventsGoalCountsTheSessionsShare(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		cellResult(pathEagerLocal, "read", 1, ms, ms, 1, 6, -1),
+		cellResult(pathMaestro, "read", 1, ms, ms, 1, 6, 2),
+		cellResult(pathEager, "real-sync", 1, ms, ms, 1, 11, -1),
+		cellResult(pathMaestro, "real-sync", 1, ms, ms, 1, 11, 2.5),
+	})
+	read := findGoal(t, gs, "3 history events", "read", 1)
+	require.Equal(t, goalPass, read.status, "baseline + 2 is allowed")
+	require.InDelta(t, 8, read.measured, 1e-9)
+	require.InDelta(t, 8, read.target, 1e-9)
+	require.Equal(t, goalFail, findGoal(t, gs, "3 history events", "real-sync", 1).status, "the session's events count against maestro")
+}
+
+func TestApprovalAndAbsoluteGoals(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		cellResult(pathSignal, "approval", 1, 100*ms, 100*ms, 1, 17, -1),
+		cellResult(pathMaestro, "approval", 1, 110*ms, 300*ms, 1, 19, 3),
+		cellResult(pathMaestro, "read", absoluteConcurrency, ms, 100*ms, 1, 8, 2),
+		cellResult(pathMaestro, "real-sync", absoluteConcurrency, ms, 151*ms, 1, 13, 2),
+	})
+	require.Equal(t, goalPass, findGoal(t, gs, "4 approval p50", "approval", 1).status)
+	require.Equal(t, goalPass, findGoal(t, gs, "5 absolute p99", "read", absoluteConcurrency).status, "100 ms is within the ceiling")
+	require.Equal(t, goalFail, findGoal(t, gs, "5 absolute p99", "real-sync", absoluteConcurrency).status)
+}
+
+func TestGoalWithoutABaselineIsNotMeasuredNotPassed(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		// Only the plain floor ran, not the matched baseline.
+		cellResult(pathTemporal, "read", 1, 100*ms, 100*ms, 10, 11, -1),
+		cellResult(pathMaestro, "read", 1, ms, ms, 1000, 8, 2),
+		// The baseline ran, but every maestro call failed.
+		cellResult(pathEager, "real-sync", 1, 100*ms, 100*ms, 10, 11, -1),
+		{path: pathMaestro, op: "real-sync", scenario: "maestro/real-sync", concurrency: 1, calls: 4, failed: 4, sessionEvents: -1},
+	})
+	for _, g := range []goal{
+		findGoal(t, gs, "1 latency p50", "read", 1),
+		findGoal(t, gs, "1 latency p50", "real-sync", 1),
+		findGoal(t, gs, "1 latency p50", "read", 64),
+		findGoal(t, gs, "2 throughput", "read", 64),
+		findGoal(t, gs, "3 history events", "read", 0),
+		findGoal(t, gs, "5 absolute p99", "read", absoluteConcurrency),
+	} {
+		require.Equal(t, goalUnmeasured, g.status, "%s %s at %d", g.name, g.op, g.concurrency)
+	}
+	passed, failed, unmeasured := goalCounts(gs)
+	require.Zero(t, passed)
+	require.Zero(t, failed)
+	require.Equal(t, len(gs), unmeasured)
+}
+
+func TestGoalTableNamesTheMissedGoals(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	rep := newReport([]result{
+		cellResult(pathEagerLocal, "read", 1, 10*ms, 10*ms, 100, 6, -1),
+		cellResult(pathMaestro, "read", 1, 20*ms, 10*ms, 50, 6, 1),
+	}, false)
+	var out, md, csv bytes.Buffer
+	require.NoError(t, rep.writeGoalTable(&out))
+	require.NoError(t, rep.writeGoalsMarkdown(&md))
+	require.NoError(t, rep.writeGoalsCSV(&csv))
+	require.Contains(t, out.String(), "FAIL")
+	require.Contains(t, out.String(), "PASS")
+	require.Contains(t, out.String(), "not measured")
+	require.Contains(t, out.String(), "Missed: 1 latency p50 read at 1.")
+	require.Contains(t, md.String(), "| 1 latency p50 | read | 1 | 2.00× | ≤ 1.10× | ❌ FAIL |")
+	require.Contains(t, csv.String(), "1 latency p50,read,1,ms,20.000,temporal+eager+local,10.000,2.000,ratio,<=,1.100,FAIL")
+}
