@@ -245,7 +245,6 @@ func awaitApproval(ctx workflow.Context, in InvocationInput, state *maestrotype.
 	}
 }
 
-
 func executeInput(in InvocationInput, timedOut bool) ExecuteInput {
 	return ExecuteInput{
 		InvocationID:    in.InvocationID,
