@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The targets of issue 14, "Voice-grade latency". Ratios compare maestro
+// The voice-grade latency targets (ADR 8). Ratios compare maestro
 // with the matched bare baseline measured in the same run.
 const (
 	// latencyGoal bounds maestro's p50 and p99 on a read and a real-sync
