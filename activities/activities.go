@@ -14,6 +14,7 @@ import (
 
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/answer"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/postcall"
@@ -82,6 +83,10 @@ type Config struct {
 	// Providers times and traces each provider call. Optional: default
 	// none.
 	Providers ProviderObserver
+	// Answers is told when an invocation's outcome is committed, so an
+	// API request waiting in the same process answers at once. Optional:
+	// default nil, and waiters hear of it when the workflow completes.
+	Answers *answer.Board
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -189,6 +194,9 @@ func (a *Activities) extractor() postcall.Extractor {
 // admitted under has it, and records that version in in: a reload after
 // admission changes nothing about a call already admitted. Rows from
 // before versions were recorded run under the current catalog.
+// Answers is the board the activities tell of each outcome they commit.
+func (a *Activities) Answers() *answer.Board { return a.cfg.Answers }
+
 func (a *Activities) admittedTool(ctx context.Context, in *workflows.ExecuteInput) (*tools.Tool, error) {
 	if in.CatalogVersion == "" && in.InvocationID != "" {
 		inv, err := a.cfg.Store.InvocationGet(ctx, in.InvocationID)

@@ -283,6 +283,7 @@ func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, stat
 	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}
+	a.cfg.Answers.Recorded(in.InvocationID)
 	a.notifySession(ctx, workflows.CallRecord{
 		InvocationID: in.InvocationID, OperationKey: in.OperationKey, Tool: in.Tool,
 		Route: in.Route, State: state, Summary: obs.Summary,

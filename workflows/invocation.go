@@ -256,5 +256,6 @@ func executeInput(in InvocationInput, timedOut bool) ExecuteInput {
 		ArgsHash:        in.ArgsHash,
 		ApprovalID:      in.ApprovalID,
 		ApprovalExpired: timedOut,
+		CatalogVersion:  in.CatalogVersion,
 	}
 }

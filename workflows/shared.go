@@ -65,6 +65,10 @@ type InvocationInput struct {
 	// under, InvocationRevision; zero for invocations started before it,
 	// which ask workflow.GetVersion instead.
 	Revision int `json:",omitempty"`
+	// CatalogVersion is the catalog the call was admitted under, so the
+	// activity need not read it from the ledger. Optional: empty for
+	// invocations started before it, whose activity reads it.
+	CatalogVersion string `json:",omitempty"`
 }
 
 // InvocationRevision is the invocation workflow's current shape: reads
@@ -106,8 +110,9 @@ type ExecuteInput struct {
 	// may the activity answer with parts still pending.
 	Background bool `json:",omitempty"`
 	// CatalogVersion is the catalog version the call runs under: the
-	// activities fill it from the invocation's ledger row (or, for a
-	// compensation, from the original effect's); workflows leave it empty.
+	// invocation's input carries it from admission; for invocations
+	// started without it, and for a compensation, the activities fill it
+	// from the ledger (the invocation's row, or the original effect's).
 	CatalogVersion string `json:",omitempty"`
 }
 

@@ -276,15 +276,16 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted) (Admitted, error) {
 	inv := adm.Invocation
 	in := workflows.InvocationInput{
-		InvocationID: inv.ID,
-		OperationKey: inv.OperationKey,
-		SessionID:    inv.SessionID,
-		AgentID:      inv.AgentID,
-		Tool:         inv.Tool,
-		Route:        inv.Route,
-		Args:         inv.Args,
-		ArgsHash:     inv.ArgsHash,
-		Revision:     workflows.InvocationRevision,
+		InvocationID:   inv.ID,
+		OperationKey:   inv.OperationKey,
+		SessionID:      inv.SessionID,
+		AgentID:        inv.AgentID,
+		Tool:           inv.Tool,
+		Route:          inv.Route,
+		Args:           inv.Args,
+		ArgsHash:       inv.ArgsHash,
+		Revision:       workflows.InvocationRevision,
+		CatalogVersion: inv.CatalogVersion,
 	}
 	if inv.Route == mt.RouteGated {
 		apr, err := g.openApproval(ctx, c.tool, inv, sess)
@@ -298,18 +299,21 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		in.ApprovalTimeout = c.tool.Approval.Timeout
 		in.Notify = g.cfg.Catalog.Load().Notifies(apr.ApproverRole)
 	}
+	// The session's workflow holds its policy, its saga and its end; its
+	// calls are in the ledger, so only the first call starts it and no
+	// call signals it (ADR 8). Started beside the invocation's, so the
+	// caller waits for one round trip to Temporal, not two.
+	sessionStarted := make(chan error, 1)
+	if sess.State != mt.SessionEnded {
+		go func() { sessionStarted <- g.StartSession(ctx, c.agent, inv.SessionID) }()
+	} else {
+		sessionStarted <- nil
+	}
 	// Starting is idempotent: a duplicate request, or a retry after a crash
 	// between the insert and the start, finds the workflow already there.
-	if err := g.start(ctx, in); err != nil {
+	err := g.start(ctx, in)
+	if err := errors.Join(err, <-sessionStarted); err != nil {
 		return Admitted{}, err
-	}
-	if sess.State != mt.SessionEnded {
-		// The session's workflow holds its policy, its saga and its end;
-		// its calls are in the ledger, so only the first call starts it
-		// and no call signals it (ADR 8).
-		if err := g.StartSession(ctx, c.agent, inv.SessionID); err != nil {
-			return Admitted{}, err
-		}
 	}
 	return adm, nil
 }

@@ -100,21 +100,36 @@ func (s *Server) finalizeStranded(ctx context.Context, inv ledger.Invocation) le
 
 // wait blocks until the invocation is final or WaitTimeout passes, then
 // returns it as the ledger records it: the ledger, not the workflow result,
-// is the source of truth. A transient error while waiting on the workflow
-// is retried until the deadline.
+// is the source of truth. So when the worker runs in this process, the
+// answer goes out once the outcome is committed, without waiting for the
+// workflow to complete (ADR 8). A transient error while waiting on the
+// workflow is retried until the deadline.
 func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocation {
 	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
 	defer cancel()
+	recorded, forget := s.cfg.Answers.Wait(inv.ID)
+	defer forget()
+	until := waitCtx
+	if recorded != nil {
+		// Registered before this read, so an outcome committed in this
+		// process is either read here or heard.
+		if got, err := s.cfg.Store.InvocationGet(ctx, inv.ID); err == nil && (got.State.Terminal() || answered(got)) {
+			return got
+		}
+		var stop context.CancelFunc
+		until, stop = cancelledOn(until, recorded)
+		defer stop()
+	}
 	if s.composite(inv.Tool) {
 		// A composite effect may answer with the parts that went out while
 		// its workflow still delivers the rest: the ledger says when.
 		var stop context.CancelFunc
-		waitCtx, stop = s.untilAnswered(waitCtx, inv.ID)
+		until, stop = s.untilAnswered(until, inv.ID)
 		defer stop()
 	}
 	for {
 		var res workflows.InvocationResult
-		err := s.cfg.Temporal.GetWorkflow(waitCtx, inv.WorkflowID, "").Get(waitCtx, &res)
+		err := s.cfg.Temporal.GetWorkflow(until, inv.WorkflowID, "").Get(until, &res)
 		got, gerr := s.cfg.Store.InvocationGet(ctx, inv.ID)
 		if gerr != nil {
 			s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", gerr)
@@ -122,6 +137,12 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocat
 		}
 		if got.State.Terminal() || answered(got) || err == nil || waitCtx.Err() != nil {
 			return got
+		}
+		if until.Err() != nil {
+			// Told of an outcome the ledger does not show as final: the
+			// workflow's completion decides.
+			until = waitCtx
+			continue
 		}
 		var closed *temporal.WorkflowExecutionError
 		if errors.As(err, &closed) {
@@ -136,6 +157,19 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocat
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// cancelledOn returns a context cancelled once ch is closed.
+func cancelledOn(ctx context.Context, ch <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // answered reports whether a running invocation already has its answer:

@@ -13,6 +13,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/answer"
 	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/outbox"
@@ -47,6 +48,10 @@ type Config struct {
 	// WaitTimeout is how long POST /v1/invocations waits for a result
 	// before answering 202. Optional: default 15s.
 	WaitTimeout time.Duration
+	// Answers hears when a worker in this process commits an outcome, so
+	// a waiting request answers without waiting for the workflow to
+	// complete. Optional: default nil, the workflow's completion.
+	Answers *answer.Board
 	// TokenTTL is the lifetime of the single-use token an approval mints.
 	// Optional: default 300s.
 	TokenTTL time.Duration

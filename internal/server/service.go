@@ -19,6 +19,7 @@ import (
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/admission"
+	"github.com/maestro-run/maestro/internal/answer"
 	"github.com/maestro-run/maestro/internal/api"
 	"github.com/maestro-run/maestro/internal/callback"
 	"github.com/maestro-run/maestro/internal/canary"
@@ -321,6 +322,12 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 // newGateAndActivities builds the admission gate and the activities that
 // share it.
 func newGateAndActivities(cfg CoreConfig, live tools.Source, withheld func(*tools.Tool) bool) (*admission.Gate, *activities.Activities, error) {
+	// In a process that runs the API and the worker, the activities tell
+	// the API's waiting requests of each outcome they commit.
+	var answers *answer.Board
+	if cfg.Role.ServesAPI() && cfg.Role.RunsWorker() {
+		answers = answer.New()
+	}
 	gate, err := admission.New(admission.Config{
 		Store: cfg.Store, Catalog: live, Temporal: cfg.Temporal, Withheld: withheld,
 		TaskQueue: cfg.TaskQueue, Logger: cfg.Logger, RollbackWait: cfg.RollbackWait,
@@ -333,7 +340,7 @@ func newGateAndActivities(cfg CoreConfig, live tools.Source, withheld func(*tool
 		LeaseTTL: cfg.LeaseTTL, TokenTTL: cfg.TokenTTL, SweepIdle: cfg.SweepIdle, ListingLag: cfg.ListingLag, Logger: cfg.Logger,
 		TaskQueue: cfg.TaskQueue, PostCallBackoff: cfg.PostCallBackoff, Transcripts: cfg.Transcripts,
 		PublicURL: cfg.PublicURL, Getenv: cfg.Getenv,
-		Providers: cfg.Telemetry,
+		Providers: cfg.Telemetry, Answers: answers,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -384,7 +391,7 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	}
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: s.live, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts, Finalizer: acts,
-		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger,
+		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger, Answers: acts.Answers(),
 		TwilioAuthToken: cfg.TwilioAuthToken, PublicURL: cfg.PublicURL, Transcripts: cfg.Transcripts, Outbox: relay,
 		PlatformSecrets: platforms, LoopbackCallbacks: cfg.LoopbackCallbacks, Ready: s.ready.check,
 		Codec: payloadCodec(cfg.Codec), CodecOrigin: cfg.CodecOrigin,
