@@ -116,7 +116,7 @@ func (r *result) readHistories(ctx context.Context, h historyReader, samples []s
 	for i, s := range samples {
 		ids[i] = s.workflowID
 	}
-	runs, err := h.readAll(ctx, ids, false)
+	runs, err := h.readAll(ctx, ids, h.closed)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (r *result) readHistories(ctx context.Context, h historyReader, samples []s
 	ids = slices.Sorted(maps.Keys(sessions))
 	// Sessions run on after their calls; wait for each to take in the last
 	// signal so its history holds every event the calls caused.
-	runs, err = h.readAll(ctx, ids, true)
+	runs, err = h.readAll(ctx, ids, h.settle)
 	if err != nil {
 		return err
 	}

@@ -37,10 +37,9 @@ type historyReader struct {
 	temporal client.Client
 }
 
-// readAll reads the workflows' histories, a few at a time. With settle it
-// first waits for each workflow to have no workflow task outstanding, for
-// workflows that are still running.
-func (h historyReader) readAll(ctx context.Context, ids []string, settle bool) ([]history, error) {
+// readAll reads the workflows' histories, a few at a time, each once
+// ready says it is ready to be read.
+func (h historyReader) readAll(ctx context.Context, ids []string, ready func(context.Context, string) error) ([]history, error) {
 	out := make([]history, len(ids))
 	errs := make([]error, len(ids))
 	next := make(chan int)
@@ -48,10 +47,8 @@ func (h historyReader) readAll(ctx context.Context, ids []string, settle bool) (
 	for range min(historyReaders, len(ids)) {
 		wg.Go(func() {
 			for i := range next {
-				if settle {
-					if errs[i] = h.settle(ctx, ids[i]); errs[i] != nil {
-						continue
-					}
+				if errs[i] = ready(ctx, ids[i]); errs[i] != nil {
+					continue
 				}
 				out[i], errs[i] = h.read(ctx, ids[i])
 			}
@@ -107,6 +104,21 @@ func summarizeHistory(events []*historypb.HistoryEvent) history {
 	}
 	h.run = events[len(events)-1].GetEventTime().AsTime().Sub(start)
 	return h
+}
+
+// closed waits until a workflow has completed: maestro answers once the
+// outcome is in its ledger, which can be before the invocation's workflow
+// has run its last task, and that task's events count too.
+func (h historyReader) closed(ctx context.Context, workflowID string) error {
+	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
+	defer cancel()
+	iter := h.temporal.GetWorkflowHistory(ctx, workflowID, "", true, enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for iter.HasNext() {
+		if _, err := iter.Next(); err != nil {
+			return fmt.Errorf("error waiting for %s to complete: %w", workflowID, err)
+		}
+	}
+	return nil
 }
 
 // settle waits until a workflow has no workflow task scheduled or

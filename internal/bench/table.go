@@ -45,8 +45,9 @@ const tableLegend = `
 Latency is from request to result; for maestro/approval, from the operator's
 approval to the refund's receipt. wf, act and out are medians: time inside
 the workflow (from its start, or from the approval signal), inside its
-activities, and outside the workflow (admission, waiting, the answer).
-events: history events of the workflow that ran each call; sess ev: the
+activities, and outside the workflow (admission, waiting, the answer);
+out is negative when maestro answered from its ledger before its
+workflow's last task ran. events: history events of the workflow that ran each call; sess ev: the
 session workflow's events divided by the calls it recorded.
 `
 

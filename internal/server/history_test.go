@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/client"
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
@@ -95,6 +97,7 @@ func (e *env) record(dir, workflowID, name string) {
 
 func (e *env) exportHistory(workflowID, path string) {
 	e.t.Helper()
+	waitClosed(e.ctx, e.t, e.temporal, workflowID)
 	iter := e.temporal.GetWorkflowHistory(e.ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	hist := &historypb.History{}
 	for iter.HasNext() {
@@ -105,4 +108,16 @@ func (e *env) exportHistory(workflowID, path string) {
 	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
 	require.NoError(e.t, err)
 	require.NoError(e.t, os.WriteFile(path, b, 0o644))
+}
+
+// waitClosed waits until a workflow has completed: an invocation is
+// answered once its outcome is committed, which can be before its
+// workflow's last task has run.
+func waitClosed(ctx context.Context, t *testing.T, c client.Client, workflowID string) {
+	t.Helper()
+	iter := c.GetWorkflowHistory(ctx, workflowID, "", true, enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for iter.HasNext() {
+		_, err := iter.Next()
+		require.NoError(t, err, workflowID)
+	}
 }

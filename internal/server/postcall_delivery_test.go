@@ -45,7 +45,7 @@ func (e *env) postCallItem(what string, ok func(apitype.PostCallItem) bool) apit
 	require.Eventually(e.t, func() bool {
 		sess, err = e.agent.Session(e.ctx, e.session)
 		return err == nil && len(sess.PostCall) == 1 && ok(sess.PostCall[0])
-	}, time.Minute, 50*time.Millisecond, "%s: %+v (%v)", what, sess.PostCall, err)
+	}, 3*time.Minute, 50*time.Millisecond, "%s: %+v (%v)", what, sess.PostCall, err)
 	return sess
 }
 

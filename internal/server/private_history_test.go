@@ -94,6 +94,7 @@ func TestHistoriesHoldNoCallDataInClear(t *testing.T) {
 // history reads a workflow's whole history through c.
 func history(ctx context.Context, t *testing.T, c client.Client, workflowID string) *historypb.History {
 	t.Helper()
+	waitClosed(ctx, t, c, workflowID)
 	iter := c.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	hist := &historypb.History{}
 	for iter.HasNext() {
