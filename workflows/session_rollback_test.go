@@ -32,6 +32,15 @@ func (s *sessionSuite) mark(name string) func(context.Context, string) error {
 	}
 }
 
+// expectRollbackOfInFlight expects one rollback of inFlight whose call in
+// flight settles 1m6s after start.
+func (s *sessionSuite) expectRollbackOfInFlight(start time.Time) {
+	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Once()
+	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
+	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
+	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+}
+
 func (s *sessionSuite) compensateAt(settledAt time.Time, unsettled string) func(context.Context, UndoStep) (UndoOutcome, error) {
 	return func(_ context.Context, st UndoStep) (UndoOutcome, error) {
 		s.ran = append(s.ran, st.UndoID)
@@ -44,10 +53,7 @@ func (s *sessionSuite) compensateAt(settledAt time.Time, unsettled string) func(
 
 func (s *sessionSuite) TestRollbackWaitsForTheCallInFlightThenUndoesIt() {
 	start := s.env.Now()
-	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Once()
-	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
-	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
-	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+	s.expectRollbackOfInFlight(start)
 	s.settlesAfter("wo-slow", 6*time.Second)
 
 	s.update(UpdateRollback, RollbackRequest{Actor: "agent:a", Reason: "never mind"}, time.Minute, func(v any, err error) {
@@ -115,10 +121,7 @@ func (s *sessionSuite) TestUnsettledAfterTheWaitHaltsAndARetryUndoesIt() {
 
 func (s *sessionSuite) TestARollbackAskedAgainWhileItRunsJoinsIt() {
 	start := s.env.Now()
-	s.env.OnActivity(ActivitySessionRollbackBegin, mock.Anything, "s1").Return(s.mark("begin")).Once()
-	s.env.OnActivity(ActivityUndoList, mock.Anything, "s1").Return(inFlight, nil).Once()
-	s.env.OnActivity(ActivityCompensate, mock.Anything, mock.Anything).Return(s.compensateAt(start.Add(time.Minute+6*time.Second), "undo_b")).Twice()
-	s.env.OnActivity(ActivitySessionRollbackEnd, mock.Anything, "s1").Return(s.mark("end")).Once()
+	s.expectRollbackOfInFlight(start)
 
 	var answers []RollbackResult
 	collect := func(v any, err error) {
