@@ -88,12 +88,15 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 // refused.
 func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, req ledger.ApprovalRequest) (workflows.InvocationResult, bool, error) {
 	spender := "invocation:" + in.InvocationID
-	tok, err := a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
-	if req.Status == ledger.ApprovalAutoApproved && (errors.Is(err, ledger.ErrNoToken) || errors.Is(err, ledger.ErrTokenExpired)) {
-		// A policy decided, so a policy may mint the token it needs.
-		if _, merr := a.cfg.Store.ApprovalTokenMint(ctx, req.ID, a.cfg.TokenTTL, req.DecidedBy); merr != nil {
-			return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error minting token: %w", merr))
-		}
+	var (
+		tok ledger.ApprovalToken
+		err error
+	)
+	if req.Status == ledger.ApprovalAutoApproved {
+		// A policy decided, so a policy mints the token it needs and this
+		// execution spends it in the same transaction.
+		tok, err = a.cfg.Store.ApprovalTokenMintSpend(ctx, req.ID, a.cfg.TokenTTL, req.DecidedBy, spender)
+	} else {
 		tok, err = a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
 	}
 	switch {

@@ -73,7 +73,8 @@ func (c Config) validate() error {
 
 // Gate admits tool calls.
 type Gate struct {
-	cfg Config
+	cfg      Config
+	sessions startedSessions
 }
 
 // New validates cfg and builds a gate.
@@ -304,7 +305,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 	// call signals it (ADR 8). Started beside the invocation's, so the
 	// caller waits for one round trip to Temporal, not two.
 	sessionStarted := make(chan error, 1)
-	if sess.State != mt.SessionEnded {
+	if sess.State != mt.SessionEnded && !g.sessions.has(inv.SessionID) {
 		go func() { sessionStarted <- g.StartSession(ctx, c.agent, inv.SessionID) }()
 	} else {
 		sessionStarted <- nil
@@ -348,6 +349,7 @@ func (g *Gate) StartSession(ctx context.Context, agent *tools.Agent, sessionID s
 	if err != nil && !errors.As(err, &started) {
 		return fmt.Errorf("error starting the session workflow: %w", err)
 	}
+	g.sessions.add(sessionID)
 	return nil
 }
 

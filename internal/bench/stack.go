@@ -114,9 +114,10 @@ func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err er
 	// With maestro's codec too, so the bare workflows pay for encryption
 	// as maestro's do.
 	s.temporal, err = client.DialContext(ctx, s.daemon.Codec().Apply(client.Options{
-		HostPort:  s.daemon.TemporalAddress(),
-		Namespace: s.daemon.Namespace(),
-		Logger:    sdklog.NewStructuredLogger(logger),
+		HostPort:          s.daemon.TemporalAddress(),
+		Namespace:         s.daemon.Namespace(),
+		Logger:            sdklog.NewStructuredLogger(logger),
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: server.TemporalCompression(s.daemon.TemporalAddress())},
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("error connecting to Temporal: %w", err)

@@ -3,11 +3,14 @@ package devtemporal_test
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -63,6 +66,15 @@ func TestStateSurvivesRestart(t *testing.T) {
 		last = event.GetEventType()
 	}
 	require.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, last)
+
+	// Listings come from visibility, which has a file of its own.
+	require.FileExists(t, filepath.Join(cfg.DataDir, "visibility.db"))
+	require.EventuallyWithT(t, func(c2 *assert.CollectT) {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `WorkflowId = "first"`})
+		require.NoError(c2, err)
+		require.Len(c2, resp.GetExecutions(), 1)
+		assert.Equal(c2, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, resp.GetExecutions()[0].GetStatus())
+	}, time.Minute, 50*time.Millisecond)
 
 	stopWorker = runWorker(t, c)
 	defer stopWorker()

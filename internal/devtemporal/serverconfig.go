@@ -18,16 +18,38 @@ const (
 	clusterName = "active"
 	storeName   = "sqlite"
 	dbFileName  = "temporal.db"
+	// Visibility has a file of its own: SQLite lets one connection write a
+	// file at a time, and the server gives each store one connection, so a
+	// shared file would queue every workflow's history writes behind the
+	// search index's, which cost as much again (ADR 8).
+	visibilityStoreName  = "sqlite-visibility"
+	visibilityDBFileName = "visibility.db"
 )
 
-// openStore prepares the SQLite file under dataDir, creating the schema the
-// first time and registering namespace on every start, and returns the
-// connection settings the server should use.
-func openStore(dataDir, namespace string) (*config.SQL, error) {
+// openStores prepares the history and visibility files under dataDir and
+// registers namespace, returning the connection settings of each.
+func openStores(dataDir, namespace string) (history, visibility *config.SQL, err error) {
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("error creating data directory: %w", err)
+		return nil, nil, fmt.Errorf("error creating data directory: %w", err)
 	}
-	path := filepath.Join(dataDir, dbFileName)
+	if history, err = openFile(filepath.Join(dataDir, dbFileName)); err != nil {
+		return nil, nil, err
+	}
+	if err := registerNamespace(history, namespace); err != nil {
+		return nil, nil, err
+	}
+	// A data directory from before visibility had its own file keeps its
+	// old search index in temporal.db; listings start afresh here.
+	if visibility, err = openFile(filepath.Join(dataDir, visibilityDBFileName)); err != nil {
+		return nil, nil, err
+	}
+	return history, visibility, nil
+}
+
+// openFile returns the settings for one SQLite file, creating the schema
+// the first time. The schema holds both stores' tables; each file uses
+// its own.
+func openFile(path string) (*config.SQL, error) {
 	sql := &config.SQL{
 		PluginName:   sqliteplugin.PluginName,
 		DatabaseName: path,
@@ -49,10 +71,6 @@ func openStore(dataDir, namespace string) (*config.SQL, error) {
 		}
 	case err != nil:
 		return nil, fmt.Errorf("error checking database file: %w", err)
-	}
-
-	if err := registerNamespace(sql, namespace); err != nil {
-		return nil, err
 	}
 	return sql, nil
 }
@@ -92,17 +110,20 @@ func openPersistence(c Config) (config.Persistence, error) {
 			},
 		}, nil
 	}
-	sql, err := openStore(c.DataDir, c.Namespace)
+	history, visibility, err := openStores(c.DataDir, c.Namespace)
 	if err != nil {
 		return config.Persistence{}, err
 	}
 	return config.Persistence{
 		DefaultStore:    storeName,
-		VisibilityStore: storeName,
+		VisibilityStore: visibilityStoreName,
 		// Shard count is fixed when the database is created; one shard is
 		// plenty for a single developer.
 		NumHistoryShards: 1,
-		DataStores:       map[string]config.DataStore{storeName: {SQL: sql}},
+		DataStores: map[string]config.DataStore{
+			storeName:           {SQL: history},
+			visibilityStoreName: {SQL: visibility},
+		},
 	}, nil
 }
 

@@ -98,7 +98,7 @@ func (l *ledger) logOpened(ctx context.Context, tx *sql.Tx, a ApprovalRequest) e
 }
 
 func (l *ledger) ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error) {
-	a, err := scanApproval(l.db.QueryRowContext(ctx, l.query("ApprovalRequestGet"), id))
+	a, err := scanApproval(l.conn.QueryRowContext(ctx, l.query("ApprovalRequestGet"), id))
 	if err != nil {
 		return ApprovalRequest{}, fmt.Errorf("error getting approval request %q: %w", id, notFound(err))
 	}
@@ -106,7 +106,7 @@ func (l *ledger) ApprovalRequestGet(ctx context.Context, id string) (ApprovalReq
 }
 
 func (l *ledger) ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error) {
-	a, err := scanApproval(l.db.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), operationKey))
+	a, err := scanApproval(l.conn.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), operationKey))
 	if err != nil {
 		return ApprovalRequest{}, fmt.Errorf("error getting approval request by key %q: %w", operationKey, notFound(err))
 	}
@@ -148,7 +148,7 @@ func (l *ledger) ApprovalRequestExpire(ctx context.Context, id string, to Approv
 }
 
 func (l *ledger) ApprovalRequestList(ctx context.Context, status ApprovalStatus, limit int) ([]ApprovalRequest, error) {
-	reqs, err := queryAll(ctx, l.db, scanApproval, l.query("ApprovalRequestList"), string(status), listLimit(limit))
+	reqs, err := queryAll(ctx, l.conn, scanApproval, l.query("ApprovalRequestList"), string(status), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing approval requests: %w", err)
 	}

@@ -11,7 +11,7 @@ func (l *ledger) ApprovalEventInsert(ctx context.Context, e ApprovalEvent) (Appr
 	if !e.Kind.recordsRefusal() {
 		return ApprovalEvent{}, fmt.Errorf("error logging approval event for %q: %q events are written only by the call that makes the change", e.ApprovalID, e.Kind)
 	}
-	got, err := l.appendEvent(ctx, l.db, e)
+	got, err := l.appendEvent(ctx, l.conn, e)
 	if err != nil {
 		return ApprovalEvent{}, fmt.Errorf("error logging approval event for %q: %w", e.ApprovalID, err)
 	}
@@ -19,7 +19,7 @@ func (l *ledger) ApprovalEventInsert(ctx context.Context, e ApprovalEvent) (Appr
 }
 
 func (l *ledger) ApprovalEventList(ctx context.Context, approvalID string) ([]ApprovalEvent, error) {
-	events, err := queryAll(ctx, l.db, scanApprovalEvent, l.query("ApprovalEventListByApproval"), approvalID)
+	events, err := queryAll(ctx, l.conn, scanApprovalEvent, l.query("ApprovalEventListByApproval"), approvalID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing events of approval request %q: %w", approvalID, err)
 	}

@@ -28,47 +28,7 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		if err != nil {
 			return err
 		}
-		tok, err = scanToken(tx.QueryRowContext(ctx, l.query("ApprovalTokenSpend"), approvalID, argsHash, usedBy))
-		switch {
-		case err == nil:
-			detail, err := eventDetail{TokenID: tok.ID}.encode()
-			if err != nil {
-				return err
-			}
-			_, err = l.appendEvent(ctx, tx, ApprovalEvent{
-				ApprovalID:     approvalID,
-				Kind:           ApprovalEventTokenUsed,
-				Actor:          usedBy,
-				ArgsHashBefore: tok.ArgsHash,
-				Detail:         detail,
-			})
-			return err
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("error spending the token: %w", err)
-		}
-
-		// Refused. The refusal is logged and committed like any event; only
-		// the caller sees it as an error.
-		tok, refusal = l.whyRefused(ctx, tx, approvalID, argsHash)
-		reason, ok := refusalReason(refusal)
-		if !ok {
-			return refusal
-		}
-		detail, err := eventDetail{
-			Reason:            reason,
-			TokenID:           tok.ID,
-			PresentedArgsHash: argsHash,
-		}.encode()
-		if err != nil {
-			return err
-		}
-		_, err = l.appendEvent(ctx, tx, ApprovalEvent{
-			ApprovalID:     approvalID,
-			Kind:           ApprovalEventTokenRefused,
-			Actor:          usedBy,
-			ArgsHashBefore: req.ArgsHash,
-			Detail:         detail,
-		})
+		tok, refusal, err = l.spendLocked(ctx, tx, req, argsHash, usedBy)
 		return err
 	})
 	if err == nil {
@@ -81,6 +41,58 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		return tok, fmt.Errorf("error spending token of approval request %q: %w", approvalID, err)
 	}
 	return tok, nil
+}
+
+// spendLocked spends req's token for argsHash by usedBy under the
+// request's lock, logging the spend or, when there is no token to spend,
+// why (refusal): the refusal commits like any event.
+func (l *ledger) spendLocked(ctx context.Context, tx *sql.Tx, req ApprovalRequest, argsHash, usedBy string) (tok ApprovalToken, refusal, err error) {
+	tok, err = scanToken(tx.QueryRowContext(ctx, l.query("ApprovalTokenSpend"), req.ID, argsHash, usedBy))
+	switch {
+	case err == nil:
+		detail, err := eventDetail{TokenID: tok.ID}.encode()
+		if err != nil {
+			return ApprovalToken{}, nil, err
+		}
+		_, err = l.appendEvent(ctx, tx, ApprovalEvent{
+			ApprovalID:     req.ID,
+			Kind:           ApprovalEventTokenUsed,
+			Actor:          usedBy,
+			ArgsHashBefore: tok.ArgsHash,
+			Detail:         detail,
+		})
+		return tok, nil, err
+	case !errors.Is(err, sql.ErrNoRows):
+		return ApprovalToken{}, nil, fmt.Errorf("error spending the token: %w", err)
+	}
+	return l.refuseSpend(ctx, tx, req, argsHash, usedBy)
+}
+
+// refuseSpend logs why a spend of argsHash by usedBy found no token to
+// spend, under the request's lock. The refusal is committed like any
+// event; only the caller sees it as an error.
+func (l *ledger) refuseSpend(ctx context.Context, tx *sql.Tx, req ApprovalRequest, argsHash, usedBy string) (tok ApprovalToken, refusal, err error) {
+	tok, refusal = l.whyRefused(ctx, tx, req.ID, argsHash)
+	reason, ok := refusalReason(refusal)
+	if !ok {
+		return ApprovalToken{}, nil, refusal
+	}
+	detail, err := eventDetail{
+		Reason:            reason,
+		TokenID:           tok.ID,
+		PresentedArgsHash: argsHash,
+	}.encode()
+	if err != nil {
+		return ApprovalToken{}, nil, err
+	}
+	_, err = l.appendEvent(ctx, tx, ApprovalEvent{
+		ApprovalID:     req.ID,
+		Kind:           ApprovalEventTokenRefused,
+		Actor:          usedBy,
+		ArgsHashBefore: req.ArgsHash,
+		Detail:         detail,
+	})
+	return tok, refusal, err
 }
 
 // whyRefused says why a spend of argsHash matched no token, from the
@@ -154,6 +166,52 @@ func (l *ledger) ApprovalTokenMint(ctx context.Context, approvalID string, ttl t
 // caller holds req's lock. Unspent tokens are superseded (deleted; the log
 // keeps their minting), since at most one may be spendable, but a spent
 // one ends the request's tokens for good.
+func (l *ledger) ApprovalTokenMintSpend(ctx context.Context, approvalID string, ttl time.Duration, actor, usedBy string) (ApprovalToken, error) {
+	switch {
+	case ttl <= 0:
+		return ApprovalToken{}, fmt.Errorf("error minting token for approval request %q: TTL must be positive, got %s", approvalID, ttl)
+	case actor == "":
+		return ApprovalToken{}, fmt.Errorf("error minting token for approval request %q: actor is required", approvalID)
+	case usedBy == "":
+		return ApprovalToken{}, fmt.Errorf("error spending token of approval request %q: used-by is required", approvalID)
+	}
+	var (
+		tok     ApprovalToken
+		refusal error
+	)
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		req, err := l.approvalLock(ctx, tx, approvalID)
+		if err != nil {
+			return err
+		}
+		if req.Status != ApprovalAutoApproved {
+			return fmt.Errorf("request is %s, and only a request a policy approved mints its own token: %w", req.Status, ErrApprovalNotPending)
+		}
+		_, err = l.mintToken(ctx, tx, req, ttl, actor)
+		switch {
+		case errors.Is(err, ErrTokenUsed):
+			// Spent already: say so as a spend would, so an attempt retried
+			// after a crash recognises its own spend.
+			tok, refusal, err = l.refuseSpend(ctx, tx, req, req.ArgsHash, usedBy)
+			return err
+		case err != nil:
+			return err
+		}
+		tok, refusal, err = l.spendLocked(ctx, tx, req, req.ArgsHash, usedBy)
+		return err
+	})
+	if err == nil {
+		err = refusal
+	}
+	if err != nil {
+		if !errors.Is(err, ErrTokenUsed) {
+			tok = ApprovalToken{}
+		}
+		return tok, fmt.Errorf("error minting and spending token of approval request %q: %w", approvalID, err)
+	}
+	return tok, nil
+}
+
 func (l *ledger) mintToken(ctx context.Context, tx *sql.Tx, req ApprovalRequest, ttl time.Duration, actor string) (ApprovalToken, error) {
 	var expired bool // of no consequence here: an unspent token is superseded either way
 	latest, err := scanToken(tx.QueryRowContext(ctx, l.query("ApprovalTokenGetLatest"), req.ID), &expired)

@@ -16,16 +16,16 @@ import (
 // and judges each effect by the class frozen when it ran, flagging a tool
 // the catalog has since reclassified or dropped.
 func (l *ledger) AuditMoneyEffects(ctx context.Context) ([]AuditFinding, error) {
-	effects, err := queryAll(ctx, l.db, scanMoneyEffect, l.query("AuditMoneyEffectList"))
+	effects, err := queryAll(ctx, l.conn, scanMoneyEffect, l.query("AuditMoneyEffectList"))
 	if err != nil {
 		return nil, fmt.Errorf("error auditing money effects: %w", err)
 	}
-	orphans, err := queryAll(ctx, l.db, scanOrphanApproval, l.query("AuditMoneyApprovalWithoutEffectList"))
+	orphans, err := queryAll(ctx, l.conn, scanOrphanApproval, l.query("AuditMoneyApprovalWithoutEffectList"))
 	if err != nil {
 		return nil, fmt.Errorf("error auditing money approvals: %w", err)
 	}
 
-	changed, err := queryAll(ctx, l.db, scanClassChange, l.query("AuditClassChangedList"))
+	changed, err := queryAll(ctx, l.conn, scanClassChange, l.query("AuditClassChangedList"))
 	if err != nil {
 		return nil, fmt.Errorf("error auditing reclassified tools: %w", err)
 	}

@@ -44,7 +44,7 @@ func (l *ledger) CallbackOwe(ctx context.Context, invocationID, agentID, url str
 }
 
 func (l *ledger) CallbackGet(ctx context.Context, invocationID string) (Callback, error) {
-	c, err := scanCallback(l.db.QueryRowContext(ctx, l.query("CallbackGet"), invocationID))
+	c, err := scanCallback(l.conn.QueryRowContext(ctx, l.query("CallbackGet"), invocationID))
 	if err != nil {
 		return Callback{}, fmt.Errorf("error getting the callback of invocation %s: %w", invocationID, notFound(err))
 	}
@@ -55,7 +55,7 @@ func (l *ledger) CallbackClaimDue(ctx context.Context, lease time.Duration, limi
 	if lease <= 0 {
 		return nil, fmt.Errorf("error claiming due callbacks: lease must be positive, got %s", lease)
 	}
-	cs, err := queryAll(ctx, l.db, scanCallback, l.query("CallbackClaimDue"), lease.Milliseconds(), listLimit(limit))
+	cs, err := queryAll(ctx, l.conn, scanCallback, l.query("CallbackClaimDue"), lease.Milliseconds(), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error claiming due callbacks: %w", err)
 	}

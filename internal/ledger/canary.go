@@ -57,7 +57,7 @@ func (l *ledger) CanaryRecord(ctx context.Context, results []CanaryResult) error
 // CanaryLastResults returns each tool's last canary result, with the time
 // of its last success, sorted by tool.
 func (l *ledger) CanaryLastResults(ctx context.Context) ([]CanaryResult, error) {
-	out, err := queryAll(ctx, l.db, scanCanaryResult, l.query("CanaryLastResults"))
+	out, err := queryAll(ctx, l.conn, scanCanaryResult, l.query("CanaryLastResults"))
 	if err != nil {
 		return nil, fmt.Errorf("error reading the last canary results: %w", err)
 	}
@@ -66,7 +66,7 @@ func (l *ledger) CanaryLastResults(ctx context.Context) ([]CanaryResult, error) 
 
 // CanaryRunResults returns one run's results, sorted by tool.
 func (l *ledger) CanaryRunResults(ctx context.Context, runID string) ([]CanaryResult, error) {
-	out, err := queryAll(ctx, l.db, scanCanaryResult, l.query("CanaryRunResults"), runID)
+	out, err := queryAll(ctx, l.conn, scanCanaryResult, l.query("CanaryRunResults"), runID)
 	if err != nil {
 		return nil, fmt.Errorf("error reading canary run %s: %w", runID, err)
 	}

@@ -43,7 +43,7 @@ func (l *ledger) CatalogActivate(ctx context.Context, v CatalogVersion, rows []T
 // any was.
 func (l *ledger) CatalogCurrent(ctx context.Context) (string, error) {
 	var v string
-	err := l.db.QueryRowContext(ctx, l.query("CatalogActivationCurrent")).Scan(&v)
+	err := l.conn.QueryRowContext(ctx, l.query("CatalogActivationCurrent")).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}
@@ -57,7 +57,7 @@ func (l *ledger) CatalogCurrent(ctx context.Context) (string, error) {
 // ErrNotFound for a version never activated.
 func (l *ledger) CatalogVersionSource(ctx context.Context, version string) ([]byte, error) {
 	var src []byte
-	err := l.db.QueryRowContext(ctx, l.query("CatalogVersionSource"), version).Scan(&src)
+	err := l.conn.QueryRowContext(ctx, l.query("CatalogVersionSource"), version).Scan(&src)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -70,7 +70,7 @@ func (l *ledger) CatalogVersionSource(ctx context.Context, version string) ([]by
 // CatalogActivationList returns the last limit activations, newest first:
 // which catalog version became current when. The first is current.
 func (l *ledger) CatalogActivationList(ctx context.Context, limit int) ([]CatalogActivation, error) {
-	rows, err := l.db.QueryContext(ctx, l.query("CatalogActivationList"), limit)
+	rows, err := l.conn.QueryContext(ctx, l.query("CatalogActivationList"), limit)
 	if err != nil {
 		return nil, fmt.Errorf("error listing catalog activations: %w", err)
 	}

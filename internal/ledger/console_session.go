@@ -43,7 +43,7 @@ func (l *ledger) ConsoleSessionCreate(ctx context.Context, s ConsoleSession) err
 
 func (l *ledger) ConsoleSessionGet(ctx context.Context, idHash string) (ConsoleSession, error) {
 	s := ConsoleSession{IDHash: idHash}
-	err := l.db.QueryRowContext(ctx, l.query("ConsoleSessionGet"), idHash).
+	err := l.conn.QueryRowContext(ctx, l.query("ConsoleSessionGet"), idHash).
 		Scan(&s.OperatorID, &s.CSRFToken, timeCol{&s.CreatedAt}, timeCol{&s.ExpiresAt})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

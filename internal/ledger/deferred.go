@@ -22,7 +22,7 @@ func (l *ledger) DeferredInsert(ctx context.Context, d DeferredItem) (DeferredIt
 	if err != nil {
 		return DeferredItem{}, fmt.Errorf("error inserting deferred item: %w", err)
 	}
-	got, err := scanDeferred(l.db.QueryRowContext(ctx, l.query("DeferredInsert"),
+	got, err := scanDeferred(l.conn.QueryRowContext(ctx, l.query("DeferredInsert"),
 		idOr(d.ID, "def"),
 		d.SessionID,
 		d.OperationKey,
@@ -40,7 +40,7 @@ func (l *ledger) DeferredInsert(ctx context.Context, d DeferredItem) (DeferredIt
 	}
 	// The key is already recorded; ON CONFLICT waited for its writer to
 	// commit, so the row is visible now.
-	got, err = scanDeferred(l.db.QueryRowContext(ctx, l.query("DeferredGetByKey"), d.OperationKey))
+	got, err = scanDeferred(l.conn.QueryRowContext(ctx, l.query("DeferredGetByKey"), d.OperationKey))
 	if err != nil {
 		return DeferredItem{}, fmt.Errorf("error getting deferred item by key %q: %w", d.OperationKey, notFound(err))
 	}
@@ -48,7 +48,7 @@ func (l *ledger) DeferredInsert(ctx context.Context, d DeferredItem) (DeferredIt
 }
 
 func (l *ledger) DeferredGet(ctx context.Context, id string) (DeferredItem, error) {
-	d, err := scanDeferred(l.db.QueryRowContext(ctx, l.query("DeferredGet"), id))
+	d, err := scanDeferred(l.conn.QueryRowContext(ctx, l.query("DeferredGet"), id))
 	if err != nil {
 		return DeferredItem{}, fmt.Errorf("error getting deferred item %q: %w", id, notFound(err))
 	}
@@ -98,7 +98,7 @@ func requireReceipt(r *maestrotype.Receipt) error {
 }
 
 func (l *ledger) DeferredListBySession(ctx context.Context, sessionID string) ([]DeferredItem, error) {
-	items, err := queryAll(ctx, l.db, scanDeferred, l.query("DeferredListBySession"), sessionID)
+	items, err := queryAll(ctx, l.conn, scanDeferred, l.query("DeferredListBySession"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing deferred items of session %q: %w", sessionID, err)
 	}

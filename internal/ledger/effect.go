@@ -198,7 +198,7 @@ func (l *ledger) EffectHandOver(ctx context.Context, operationKey, owner, to str
 }
 
 func (l *ledger) EffectGet(ctx context.Context, operationKey string) (Effect, error) {
-	eff, err := scanEffect(l.db.QueryRowContext(ctx, l.query("EffectGet"), operationKey))
+	eff, err := scanEffect(l.conn.QueryRowContext(ctx, l.query("EffectGet"), operationKey))
 	if err != nil {
 		return Effect{}, fmt.Errorf("error getting effect %q: %w", operationKey, notFound(err))
 	}
@@ -207,7 +207,7 @@ func (l *ledger) EffectGet(ctx context.Context, operationKey string) (Effect, er
 
 func (l *ledger) EffectListByStatus(ctx context.Context, status maestrotype.EffectStatus, limit int) ([]Effect, error) {
 	scan := func(row rowScanner) (Effect, error) { return scanEffect(row) }
-	effs, err := queryAll(ctx, l.db, scan, l.query("EffectListByStatus"), string(status), listLimit(limit))
+	effs, err := queryAll(ctx, l.conn, scan, l.query("EffectListByStatus"), string(status), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing %s effects: %w", status, err)
 	}

@@ -16,7 +16,7 @@ func MigrateTo(ctx context.Context, s Store, version int) error {
 	if version < 1 || version > len(l.migrations) {
 		return fmt.Errorf("error migrating to version %d: there are %d migrations", version, len(l.migrations))
 	}
-	partial := &ledger{db: l.db, dialect: l.dialect}
+	partial := &ledger{db: l.db, conn: l.conn, dialect: l.dialect}
 	partial.migrations = l.migrations[:version]
 	return partial.Migrate(ctx)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocation, bool, error) {
-	got, err := scanInvocation(l.db.QueryRowContext(ctx, l.query("InvocationInsert"),
+	got, err := scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationInsert"),
 		idOr(inv.ID, "inv"),
 		inv.OperationKey,
 		textArg(inv.SessionID),
@@ -41,7 +41,7 @@ func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocati
 }
 
 func (l *ledger) InvocationGet(ctx context.Context, id string) (Invocation, error) {
-	inv, err := scanInvocation(l.db.QueryRowContext(ctx, l.query("InvocationGet"), id))
+	inv, err := scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationGet"), id))
 	if err != nil {
 		return Invocation{}, fmt.Errorf("error getting invocation %q: %w", id, notFound(err))
 	}
@@ -49,7 +49,7 @@ func (l *ledger) InvocationGet(ctx context.Context, id string) (Invocation, erro
 }
 
 func (l *ledger) InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error) {
-	inv, err := scanInvocation(l.db.QueryRowContext(ctx, l.query("InvocationGetByKey"), operationKey))
+	inv, err := scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationGetByKey"), operationKey))
 	if err != nil {
 		return Invocation{}, fmt.Errorf("error getting invocation by key %q: %w", operationKey, notFound(err))
 	}
@@ -101,7 +101,7 @@ func (l *ledger) InvocationSetState(ctx context.Context, id string, state maestr
 }
 
 func (l *ledger) InvocationListBySession(ctx context.Context, sessionID string) ([]Invocation, error) {
-	invs, err := queryAll(ctx, l.db, scanInvocation, l.query("InvocationListBySession"), sessionID)
+	invs, err := queryAll(ctx, l.conn, scanInvocation, l.query("InvocationListBySession"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing invocations of session %q: %w", sessionID, err)
 	}

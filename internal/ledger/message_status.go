@@ -123,7 +123,7 @@ func (l *ledger) MessageStatusRecord(ctx context.Context, r MessageStatusReport)
 }
 
 func (l *ledger) MessageStatusGet(ctx context.Context, provider, messageID string) (MessageStatus, error) {
-	m, err := scanMessageStatus(l.db.QueryRowContext(ctx, l.query("MessageStatusGet"), provider, messageID))
+	m, err := scanMessageStatus(l.conn.QueryRowContext(ctx, l.query("MessageStatusGet"), provider, messageID))
 	if err != nil {
 		return MessageStatus{}, fmt.Errorf("error reading status of message %q: %w", messageID, notFound(err))
 	}
@@ -131,7 +131,7 @@ func (l *ledger) MessageStatusGet(ctx context.Context, provider, messageID strin
 }
 
 func (l *ledger) MessageStatusListBySession(ctx context.Context, sessionID string) ([]EffectMessage, error) {
-	out, err := queryAll(ctx, l.db, scanEffectMessage, l.query("MessageStatusListBySession"), sessionID)
+	out, err := queryAll(ctx, l.conn, scanEffectMessage, l.query("MessageStatusListBySession"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing message statuses of session %q: %w", sessionID, err)
 	}
@@ -139,7 +139,7 @@ func (l *ledger) MessageStatusListBySession(ctx context.Context, sessionID strin
 }
 
 func (l *ledger) MessageStatusListFailed(ctx context.Context, limit int) ([]EffectMessage, error) {
-	out, err := queryAll(ctx, l.db, scanEffectMessage, l.query("MessageStatusListFailed"), listLimit(limit))
+	out, err := queryAll(ctx, l.conn, scanEffectMessage, l.query("MessageStatusListFailed"), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing failed messages: %w", err)
 	}

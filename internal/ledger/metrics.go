@@ -44,7 +44,7 @@ type InvocationCount struct {
 func (l *ledger) MetricCounts(ctx context.Context) (MetricCounts, error) {
 	var m MetricCounts
 	var err error
-	m.Invocations, err = queryAll(ctx, l.db, func(row rowScanner) (InvocationCount, error) {
+	m.Invocations, err = queryAll(ctx, l.conn, func(row rowScanner) (InvocationCount, error) {
 		var c InvocationCount
 		err := row.Scan(&c.Tool, &c.Route, &c.State, &c.Count)
 		return c, err
@@ -61,14 +61,14 @@ func (l *ledger) MetricCounts(ctx context.Context) (MetricCounts, error) {
 	if m.Compensations, err = l.countsBy(ctx, "MetricsCompensationCounts"); err != nil {
 		return MetricCounts{}, fmt.Errorf("error counting compensations: %w", err)
 	}
-	if err := l.db.QueryRowContext(ctx, l.query("MetricsApprovalsPending")).Scan(&m.ApprovalsPending); err != nil {
+	if err := l.conn.QueryRowContext(ctx, l.query("MetricsApprovalsPending")).Scan(&m.ApprovalsPending); err != nil {
 		return MetricCounts{}, fmt.Errorf("error counting pending approvals: %w", err)
 	}
-	err = l.db.QueryRowContext(ctx, l.query("MetricsApprovalOldestPending")).Scan(timeCol{&m.OldestPendingApproval})
+	err = l.conn.QueryRowContext(ctx, l.query("MetricsApprovalOldestPending")).Scan(timeCol{&m.OldestPendingApproval})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return MetricCounts{}, fmt.Errorf("error reading the oldest pending approval: %w", err)
 	}
-	if err := l.db.QueryRowContext(ctx, l.query("MetricsSessionsRolledBack")).Scan(&m.SessionsRolledBack); err != nil {
+	if err := l.conn.QueryRowContext(ctx, l.query("MetricsSessionsRolledBack")).Scan(&m.SessionsRolledBack); err != nil {
 		return MetricCounts{}, fmt.Errorf("error counting rolled back sessions: %w", err)
 	}
 	return m, nil
@@ -80,7 +80,7 @@ func (l *ledger) countsBy(ctx context.Context, name string) (map[string]int64, e
 		label string
 		n     int64
 	}
-	rows, err := queryAll(ctx, l.db, func(r rowScanner) (row, error) {
+	rows, err := queryAll(ctx, l.conn, func(r rowScanner) (row, error) {
 		var out row
 		err := r.Scan(&out.label, &out.n)
 		return out, err

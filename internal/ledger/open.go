@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -29,6 +30,11 @@ const sqliteBusyTimeout = 10 * time.Second
 // what differs between them lives in the dialect.
 type ledger struct {
 	db *sql.DB
+	// conn runs statements outside a transaction: reads on readers where
+	// the backend has them, everything else on db.
+	conn *router
+	// readDB is the SQLite readers' pool; nil on PostgreSQL.
+	readDB *sql.DB
 	dialect
 	// serviceRole is set when every connection runs as the PostgreSQL
 	// service role, which may not migrate.
@@ -48,7 +54,7 @@ func OpenPostgres(ctx context.Context, dsn string) (Store, error) {
 	}
 	db := stdlib.OpenDB(*cfg)
 	configurePostgresPool(db)
-	return open(ctx, db, dialectPostgres)
+	return open(ctx, db, nil, dialectPostgres)
 }
 
 func configurePostgresPool(db *sql.DB) {
@@ -83,20 +89,42 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	// this process's writers queue in database/sql rather than spin on the
 	// file lock.
 	db.SetMaxOpenConns(1)
-	return open(ctx, db, dialectSQLite)
-}
-
-func open(ctx context.Context, db *sql.DB, dialectName string) (Store, error) {
-	d, err := newDialect(dialectName)
+	// Readers refuse to write, so a statement routed to them by mistake
+	// fails loudly instead of racing the writer for the lock.
+	params.Add("_pragma", "query_only(1)")
+	params.Del("_txlock")
+	read, err := sql.Open("sqlite", path+"?"+params.Encode())
 	if err != nil {
 		_ = db.Close()
+		return nil, fmt.Errorf("error opening SQLite readers: %w", err)
+	}
+	read.SetMaxOpenConns(sqliteReadConns)
+	read.SetMaxIdleConns(sqliteReadConns)
+	return open(ctx, db, read, dialectSQLite)
+}
+
+// open checks both pools answer; read is nil where db serves reads too.
+func open(ctx context.Context, db, read *sql.DB, dialectName string) (Store, error) {
+	closeAll := func() {
+		_ = db.Close()
+		if read != nil {
+			_ = read.Close()
+		}
+	}
+	d, err := newDialect(dialectName)
+	if err != nil {
+		closeAll()
 		return nil, err
 	}
 	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
+		closeAll()
 		return nil, fmt.Errorf("error connecting to %s: %w", dialectName, err)
 	}
-	return &ledger{db: db, dialect: d}, nil
+	readers := db
+	if read != nil {
+		readers = read
+	}
+	return &ledger{db: db, readDB: read, conn: newRouter(db, readers, d.queries), dialect: d}, nil
 }
 
 func (l *ledger) Ping(ctx context.Context) error {
@@ -107,7 +135,11 @@ func (l *ledger) Ping(ctx context.Context) error {
 }
 
 func (l *ledger) Close() error {
-	if err := l.db.Close(); err != nil {
+	err := l.db.Close()
+	if l.readDB != nil {
+		err = errors.Join(err, l.readDB.Close())
+	}
+	if err != nil {
 		return fmt.Errorf("error closing the ledger: %w", err)
 	}
 	return nil

@@ -25,11 +25,11 @@ func (l *ledger) insertOutbox(ctx context.Context, q querier, s OutboxSignal) (O
 }
 
 func (l *ledger) OutboxInsert(ctx context.Context, s OutboxSignal) (OutboxSignal, error) {
-	return l.insertOutbox(ctx, l.db, s)
+	return l.insertOutbox(ctx, l.conn, s)
 }
 
 func (l *ledger) OutboxListDue(ctx context.Context, limit int) ([]OutboxSignal, error) {
-	sigs, err := queryAll(ctx, l.db, scanOutbox, l.query("OutboxListDue"), listLimit(limit))
+	sigs, err := queryAll(ctx, l.conn, scanOutbox, l.query("OutboxListDue"), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing due signals: %w", err)
 	}
@@ -37,7 +37,7 @@ func (l *ledger) OutboxListDue(ctx context.Context, limit int) ([]OutboxSignal, 
 }
 
 func (l *ledger) OutboxGet(ctx context.Context, id int64) (OutboxSignal, error) {
-	s, err := scanOutbox(l.db.QueryRowContext(ctx, l.query("OutboxGet"), id))
+	s, err := scanOutbox(l.conn.QueryRowContext(ctx, l.query("OutboxGet"), id))
 	if err != nil {
 		return OutboxSignal{}, fmt.Errorf("error getting signal %d: %w", id, notFound(err))
 	}

@@ -31,7 +31,7 @@ func (l *ledger) PlatformSignatureClaim(ctx context.Context, id string, expires 
 		return false, fmt.Errorf("error deleting expired platform signatures: %w", err)
 	}
 	var got string
-	err := l.db.QueryRowContext(ctx, l.query("PlatformSignatureClaim"), id, l.timeArg(expires)).Scan(&got)
+	err := l.conn.QueryRowContext(ctx, l.query("PlatformSignatureClaim"), id, l.timeArg(expires)).Scan(&got)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil

@@ -29,7 +29,7 @@ func (l *ledger) PostCallItemUpsert(ctx context.Context, it PostCallItem) (PostC
 		return PostCallItem{}, fmt.Errorf("error upserting post-call item %q of session %q: %w", it.Key, it.SessionID, err)
 	}
 
-	got, err := scanPostCall(l.db.QueryRowContext(ctx, l.query("PostCallItemUpsert"),
+	got, err := scanPostCall(l.conn.QueryRowContext(ctx, l.query("PostCallItemUpsert"),
 		it.SessionID,
 		it.Key,
 		it.Tool,
@@ -51,7 +51,7 @@ func (l *ledger) PostCallItemUpsert(ctx context.Context, it PostCallItem) (PostC
 	}
 	// The item is delivered and the update was refused. Delivered is
 	// final, so the row read now is the one that refused.
-	got, err = scanPostCall(l.db.QueryRowContext(ctx, l.query("PostCallItemGet"), it.SessionID, it.Key))
+	got, err = scanPostCall(l.conn.QueryRowContext(ctx, l.query("PostCallItemGet"), it.SessionID, it.Key))
 	if err != nil {
 		return PostCallItem{}, fmt.Errorf("error getting post-call item %q of session %q: %w", it.Key, it.SessionID, notFound(err))
 	}
@@ -59,7 +59,7 @@ func (l *ledger) PostCallItemUpsert(ctx context.Context, it PostCallItem) (PostC
 }
 
 func (l *ledger) PostCallItemList(ctx context.Context, sessionID string) ([]PostCallItem, error) {
-	items, err := queryAll(ctx, l.db, scanPostCall, l.query("PostCallItemList"), sessionID)
+	items, err := queryAll(ctx, l.conn, scanPostCall, l.query("PostCallItemList"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing post-call items of session %q: %w", sessionID, err)
 	}
@@ -67,7 +67,7 @@ func (l *ledger) PostCallItemList(ctx context.Context, sessionID string) ([]Post
 }
 
 func (l *ledger) PostCallItemGet(ctx context.Context, sessionID, key string) (PostCallItem, error) {
-	it, err := scanPostCall(l.db.QueryRowContext(ctx, l.query("PostCallItemGet"), sessionID, key))
+	it, err := scanPostCall(l.conn.QueryRowContext(ctx, l.query("PostCallItemGet"), sessionID, key))
 	if err != nil {
 		return PostCallItem{}, fmt.Errorf("error getting post-call item %q of session %q: %w", key, sessionID, notFound(err))
 	}
@@ -75,7 +75,7 @@ func (l *ledger) PostCallItemGet(ctx context.Context, sessionID, key string) (Po
 }
 
 func (l *ledger) PostCallItemListHeld(ctx context.Context, limit int) ([]PostCallItem, error) {
-	items, err := queryAll(ctx, l.db, scanPostCall, l.query("PostCallItemListHeld"), limit)
+	items, err := queryAll(ctx, l.conn, scanPostCall, l.query("PostCallItemListHeld"), limit)
 	if err != nil {
 		return nil, fmt.Errorf("error listing held post-call items: %w", err)
 	}

@@ -170,7 +170,7 @@ func (l *ledger) ReconciliationEventInsert(ctx context.Context, e Reconciliation
 	if e.Kind != ReconciliationAbsent && e.Kind != ReconciliationReplayed {
 		return ReconciliationEvent{}, fmt.Errorf("error logging reconciliation event for %q: %q events are written only with the change they explain", e.OperationKey, e.Kind)
 	}
-	got, err := l.appendReconciliationEvent(ctx, l.db, e)
+	got, err := l.appendReconciliationEvent(ctx, l.conn, e)
 	if err != nil {
 		return ReconciliationEvent{}, fmt.Errorf("error logging reconciliation event for %q: %w", e.OperationKey, err)
 	}
@@ -178,7 +178,7 @@ func (l *ledger) ReconciliationEventInsert(ctx context.Context, e Reconciliation
 }
 
 func (l *ledger) ReconciliationEventList(ctx context.Context, operationKey string) ([]ReconciliationEvent, error) {
-	events, err := queryAll(ctx, l.db, scanReconciliationEvent, l.query("ReconciliationEventListByKey"), operationKey)
+	events, err := queryAll(ctx, l.conn, scanReconciliationEvent, l.query("ReconciliationEventListByKey"), operationKey)
 	if err != nil {
 		return nil, fmt.Errorf("error listing reconciliation events of %q: %w", operationKey, err)
 	}
@@ -187,7 +187,7 @@ func (l *ledger) ReconciliationEventList(ctx context.Context, operationKey strin
 
 func (l *ledger) EffectListByReceiptID(ctx context.Context, id string) ([]Effect, error) {
 	scan := func(row rowScanner) (Effect, error) { return scanEffect(row) }
-	effs, err := queryAll(ctx, l.db, scan, l.query("EffectListByReceiptID"), id)
+	effs, err := queryAll(ctx, l.conn, scan, l.query("EffectListByReceiptID"), id)
 	if err != nil {
 		return nil, fmt.Errorf("error listing effects with receipt %q: %w", id, err)
 	}

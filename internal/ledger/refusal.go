@@ -21,7 +21,7 @@ func (l *ledger) RefusalInsert(ctx context.Context, r Refusal) error {
 }
 
 func (l *ledger) RefusalList(ctx context.Context, limit int) ([]Refusal, error) {
-	refusals, err := queryAll(ctx, l.db, scanRefusal, l.query("RefusalList"), listLimit(limit))
+	refusals, err := queryAll(ctx, l.conn, scanRefusal, l.query("RefusalList"), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing refusals: %w", err)
 	}

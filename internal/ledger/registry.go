@@ -55,7 +55,7 @@ func (l *ledger) replaceRegistry(ctx context.Context, tx *sql.Tx, rows []ToolReg
 }
 
 func (l *ledger) ToolRegistryList(ctx context.Context) ([]ToolRegistryRow, error) {
-	rows, err := queryAll(ctx, l.db, scanToolRegistryRow, l.query("ToolRegistryList"))
+	rows, err := queryAll(ctx, l.conn, scanToolRegistryRow, l.query("ToolRegistryList"))
 	if err != nil {
 		return nil, fmt.Errorf("error listing the tool registry: %w", err)
 	}
@@ -65,7 +65,7 @@ func (l *ledger) ToolRegistryList(ctx context.Context) ([]ToolRegistryRow, error
 // ToolRegistryHistory returns every classification of the named tool
 // ever synced, oldest first, one row per catalog version (CatalogHash).
 func (l *ledger) ToolRegistryHistory(ctx context.Context, name string) ([]ToolRegistryRow, error) {
-	rows, err := queryAll(ctx, l.db, scanToolRegistryRow, l.query("ToolRegistryVersionListByName"), name)
+	rows, err := queryAll(ctx, l.conn, scanToolRegistryRow, l.query("ToolRegistryVersionListByName"), name)
 	if err != nil {
 		return nil, fmt.Errorf("error listing the registry history of %q: %w", name, err)
 	}

@@ -96,7 +96,7 @@ func OpenPostgresService(ctx context.Context, dsn, serviceRole string) (Store, e
 		return nil
 	}))
 	configurePostgresPool(db)
-	s, err := open(ctx, db, dialectPostgres)
+	s, err := open(ctx, db, nil, dialectPostgres)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (l *ledger) grantServiceRoleOnce(ctx context.Context, role string) error {
 // checkMigrated stands in for Migrate on a ledger opened as the service
 // role, which may read schema_migrations but not change the schema.
 func (l *ledger) checkMigrated(ctx context.Context) error {
-	applied, err := l.appliedVersions(ctx, l.db)
+	applied, err := l.appliedVersions(ctx, l.conn)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) 
 		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
 	}
 
-	got, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
+	got, err := scanSession(l.conn.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
 	switch {
 	case err == nil:
 		return got, nil
@@ -99,7 +99,7 @@ func (l *ledger) SessionFactSet(ctx context.Context, id, name string, fact maest
 }
 
 func (l *ledger) SessionGet(ctx context.Context, id string) (Session, error) {
-	s, err := scanSession(l.db.QueryRowContext(ctx, l.query("SessionGet"), id))
+	s, err := scanSession(l.conn.QueryRowContext(ctx, l.query("SessionGet"), id))
 	if err != nil {
 		return Session{}, fmt.Errorf("error getting session %q: %w", id, notFound(err))
 	}

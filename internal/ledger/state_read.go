@@ -52,7 +52,7 @@ func (l *ledger) EffectRecordAfterRead(ctx context.Context, operationKey string,
 }
 
 func (l *ledger) EffectStateReadsGet(ctx context.Context, operationKey string) (EffectStateReads, error) {
-	r, err := scanStateReads(l.db.QueryRowContext(ctx, l.query("EffectStateReadsGet"), operationKey))
+	r, err := scanStateReads(l.conn.QueryRowContext(ctx, l.query("EffectStateReadsGet"), operationKey))
 	if err != nil {
 		return EffectStateReads{}, fmt.Errorf("error getting the state reads of effect %q: %w", operationKey, notFound(err))
 	}
@@ -60,7 +60,7 @@ func (l *ledger) EffectStateReadsGet(ctx context.Context, operationKey string) (
 }
 
 func (l *ledger) EffectStateReadsListBySession(ctx context.Context, sessionID string) ([]EffectStateReads, error) {
-	rs, err := queryAll(ctx, l.db, scanStateReads, l.query("EffectStateReadsListBySession"), sessionID)
+	rs, err := queryAll(ctx, l.conn, scanStateReads, l.query("EffectStateReadsListBySession"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing the state reads of session %q: %w", sessionID, err)
 	}

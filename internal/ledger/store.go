@@ -430,6 +430,14 @@ type Store interface {
 	// approved or auto-approved with ErrApprovalNotPending, and one whose
 	// token was already spent with ErrTokenUsed.
 	ApprovalTokenMint(ctx context.Context, approvalID string, ttl time.Duration, actor string) (ApprovalToken, error)
+	// ApprovalTokenMintSpend mints a token for a request a policy approved
+	// and spends it by usedBy in the same transaction, logging both: the
+	// execution a policy authorised needs no window in which its token
+	// sits unspent. Like ApprovalTokenSpend, it returns ErrTokenUsed with
+	// the spent token when the request's token was spent already, and
+	// logs the refusal; a request not auto-approved is refused with
+	// ErrApprovalNotPending.
+	ApprovalTokenMintSpend(ctx context.Context, approvalID string, ttl time.Duration, actor, usedBy string) (ApprovalToken, error)
 
 	// AuditMoneyEffects reconciles every money-class effect that may have
 	// moved money against the approval records, and every spent money

@@ -15,7 +15,7 @@ var ErrInvocationFinal = errors.New("invocation is already final")
 
 func (l *ledger) EffectListLeaseExpired(ctx context.Context, limit int) ([]Effect, error) {
 	scan := func(row rowScanner) (Effect, error) { return scanEffect(row) }
-	effs, err := queryAll(ctx, l.db, scan, l.query("EffectListLeaseExpired"), listLimit(limit))
+	effs, err := queryAll(ctx, l.conn, scan, l.query("EffectListLeaseExpired"), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing in-progress effects past their lease: %w", err)
 	}
@@ -26,7 +26,7 @@ func (l *ledger) InvocationListOpen(ctx context.Context, idleFor time.Duration, 
 	if idleFor < 0 {
 		return nil, fmt.Errorf("error listing open invocations: idle time %s is negative", idleFor)
 	}
-	invs, err := queryAll(ctx, l.db, scanInvocation, l.query("InvocationListOpen"), idleFor.Milliseconds(), listLimit(limit))
+	invs, err := queryAll(ctx, l.conn, scanInvocation, l.query("InvocationListOpen"), idleFor.Milliseconds(), listLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("error listing open invocations: %w", err)
 	}

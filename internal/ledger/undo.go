@@ -24,7 +24,7 @@ func (l *ledger) undoPush(ctx context.Context, tx querier, operationKey string, 
 }
 
 func (l *ledger) UndoListBySession(ctx context.Context, sessionID string) ([]UndoEntry, error) {
-	entries, err := queryAll(ctx, l.db, scanUndo, l.query("UndoListBySession"), sessionID)
+	entries, err := queryAll(ctx, l.conn, scanUndo, l.query("UndoListBySession"), sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error listing undo entries of session %q: %w", sessionID, err)
 	}
@@ -32,7 +32,7 @@ func (l *ledger) UndoListBySession(ctx context.Context, sessionID string) ([]Und
 }
 
 func (l *ledger) UndoGet(ctx context.Context, id string) (UndoEntry, error) {
-	u, err := scanUndo(l.db.QueryRowContext(ctx, l.query("UndoGet"), id))
+	u, err := scanUndo(l.conn.QueryRowContext(ctx, l.query("UndoGet"), id))
 	if err != nil {
 		return UndoEntry{}, fmt.Errorf("error getting undo entry %q: %w", id, notFound(err))
 	}

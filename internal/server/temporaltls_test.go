@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 )
 
 // pki is a throwaway CA with a server and a client certificate, as PEM
@@ -206,4 +207,14 @@ func TestTemporalAuthFromEnv(t *testing.T) {
 	err := FromEnv().WithDefaults().validate()
 	require.ErrorContains(t, err, `TEMPORAL_TLS must be true or false, got "yes please"`)
 	require.ErrorContains(t, err, "--drain-timeout (MAESTRO_DRAIN_TIMEOUT) must be a positive duration such as 30s")
+}
+
+func TestTemporalCompressionIsOffOnlyOverLoopback(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"127.0.0.1:7233", "[::1]:7233", "localhost:7233"} {
+		require.IsType(t, &client.GrpcCompressionNone{}, TemporalCompression(addr), addr)
+	}
+	for _, addr := range []string{"temporal.internal:7233", "10.0.0.5:7233", "not an address"} {
+		require.Nil(t, TemporalCompression(addr), "%s keeps the SDK's default, gzip", addr)
+	}
 }

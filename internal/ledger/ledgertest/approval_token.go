@@ -200,6 +200,53 @@ func testApprovalToken(t *testing.T, setup setupFunc) {
 		}
 	})
 
+	t.Run("MintSpendAuthorisesOnePolicyApprovedExecution", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		now := time.Now()
+		a := newApprovalRequest(soon())
+		a.Status = ledger.ApprovalAutoApproved
+		a.DecidedBy = "rule:args.to == session.caller_number"
+		a.DecidedAt = &now
+		req, err := s.ApprovalRequestInsert(ctx, a)
+		require.NoError(t, err)
+		worker := "invocation:" + req.InvocationID
+
+		tok, err := s.ApprovalTokenMintSpend(ctx, req.ID, time.Hour, req.DecidedBy, worker)
+		require.NoError(t, err)
+		require.Equal(t, req.ArgsHash, tok.ArgsHash)
+		require.NotNil(t, tok.UsedAt)
+		require.Equal(t, worker, tok.UsedBy)
+
+		// A retry after a crash finds its own spend; no second token is
+		// minted for anyone.
+		again, err := s.ApprovalTokenMintSpend(ctx, req.ID, time.Hour, req.DecidedBy, worker)
+		require.ErrorIs(t, err, ledger.ErrTokenUsed)
+		require.Equal(t, tok, again)
+		_, err = s.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, "worker:other")
+		require.ErrorIs(t, err, ledger.ErrTokenUsed)
+
+		events, err := s.ApprovalEventList(ctx, req.ID)
+		require.NoError(t, err)
+		require.Equal(t, []ledger.ApprovalEventKind{
+			ledger.ApprovalEventRequested, ledger.ApprovalEventAutoApproved, ledger.ApprovalEventTokenMinted,
+			ledger.ApprovalEventTokenUsed, ledger.ApprovalEventTokenRefused, ledger.ApprovalEventTokenRefused,
+		}, kindsOf(events))
+		require.Equal(t, req.DecidedBy, events[2].Actor, "the policy mints")
+		require.Equal(t, worker, events[3].Actor, "the execution spends")
+
+		// Only a policy's approval mints its own token: a human's is spent
+		// from the token the decision minted, and a pending one has none.
+		pending := openRequest(t, ctx, s)
+		_, err = s.ApprovalTokenMintSpend(ctx, pending.ID, time.Hour, "policy:test", worker)
+		require.ErrorIs(t, err, ledger.ErrApprovalNotPending)
+		human := openRequest(t, ctx, s)
+		approve(t, ctx, s, human.ID, time.Hour)
+		_, err = s.ApprovalTokenMintSpend(ctx, human.ID, time.Hour, "policy:test", worker)
+		require.ErrorIs(t, err, ledger.ErrApprovalNotPending)
+	})
+
 	t.Run("MintSupersedesAnUnspentToken", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)
