@@ -19,6 +19,17 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		return ApprovalToken{}, fmt.Errorf("error spending token of approval request %q: used-by is required", approvalID)
 	}
 
+	return l.spendUnderLock(ctx, approvalID, "error spending token of approval request %q: %w",
+		func(tx *sql.Tx, req ApprovalRequest) (ApprovalToken, error, error) {
+			return l.spendLocked(ctx, tx, req, argsHash, usedBy)
+		})
+}
+
+// spendUnderLock runs spend in a transaction holding the request's lock.
+// A refusal commits (its event is logged) and is returned as the error;
+// with ErrTokenUsed the spent token comes back too. errFormat wraps any
+// error with the request's ID.
+func (l *ledger) spendUnderLock(ctx context.Context, approvalID, errFormat string, spend func(*sql.Tx, ApprovalRequest) (tok ApprovalToken, refusal, err error)) (ApprovalToken, error) {
 	var (
 		tok     ApprovalToken
 		refusal error
@@ -28,7 +39,7 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		if err != nil {
 			return err
 		}
-		tok, refusal, err = l.spendLocked(ctx, tx, req, argsHash, usedBy)
+		tok, refusal, err = spend(tx, req)
 		return err
 	})
 	if err == nil {
@@ -38,7 +49,7 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		if !errors.Is(err, ErrTokenUsed) {
 			tok = ApprovalToken{}
 		}
-		return tok, fmt.Errorf("error spending token of approval request %q: %w", approvalID, err)
+		return tok, fmt.Errorf(errFormat, approvalID, err)
 	}
 	return tok, nil
 }
@@ -162,10 +173,6 @@ func (l *ledger) ApprovalTokenMint(ctx context.Context, approvalID string, ttl t
 	return tok, nil
 }
 
-// mintToken binds a fresh token to req's arguments hash and logs it. The
-// caller holds req's lock. Unspent tokens are superseded (deleted; the log
-// keeps their minting), since at most one may be spendable, but a spent
-// one ends the request's tokens for good.
 func (l *ledger) ApprovalTokenMintSpend(ctx context.Context, approvalID string, ttl time.Duration, actor, usedBy string) (ApprovalToken, error) {
 	switch {
 	case ttl <= 0:
@@ -175,43 +182,28 @@ func (l *ledger) ApprovalTokenMintSpend(ctx context.Context, approvalID string, 
 	case usedBy == "":
 		return ApprovalToken{}, fmt.Errorf("error spending token of approval request %q: used-by is required", approvalID)
 	}
-	var (
-		tok     ApprovalToken
-		refusal error
-	)
-	err := l.withTx(ctx, func(tx *sql.Tx) error {
-		req, err := l.approvalLock(ctx, tx, approvalID)
-		if err != nil {
-			return err
-		}
-		if req.Status != ApprovalAutoApproved {
-			return fmt.Errorf("request is %s, and only a request a policy approved mints its own token: %w", req.Status, ErrApprovalNotPending)
-		}
-		_, err = l.mintToken(ctx, tx, req, ttl, actor)
-		switch {
-		case errors.Is(err, ErrTokenUsed):
-			// Spent already: say so as a spend would, so an attempt retried
-			// after a crash recognises its own spend.
-			tok, refusal, err = l.refuseSpend(ctx, tx, req, req.ArgsHash, usedBy)
-			return err
-		case err != nil:
-			return err
-		}
-		tok, refusal, err = l.spendLocked(ctx, tx, req, req.ArgsHash, usedBy)
-		return err
-	})
-	if err == nil {
-		err = refusal
-	}
-	if err != nil {
-		if !errors.Is(err, ErrTokenUsed) {
-			tok = ApprovalToken{}
-		}
-		return tok, fmt.Errorf("error minting and spending token of approval request %q: %w", approvalID, err)
-	}
-	return tok, nil
+	return l.spendUnderLock(ctx, approvalID, "error minting and spending token of approval request %q: %w",
+		func(tx *sql.Tx, req ApprovalRequest) (ApprovalToken, error, error) {
+			if req.Status != ApprovalAutoApproved {
+				return ApprovalToken{}, nil, fmt.Errorf("request is %s, and only a request a policy approved mints its own token: %w", req.Status, ErrApprovalNotPending)
+			}
+			_, err := l.mintToken(ctx, tx, req, ttl, actor)
+			switch {
+			case errors.Is(err, ErrTokenUsed):
+				// Spent already: say so as a spend would, so an attempt
+				// retried after a crash recognises its own spend.
+				return l.refuseSpend(ctx, tx, req, req.ArgsHash, usedBy)
+			case err != nil:
+				return ApprovalToken{}, nil, err
+			}
+			return l.spendLocked(ctx, tx, req, req.ArgsHash, usedBy)
+		})
 }
 
+// mintToken binds a fresh token to req's arguments hash and logs it. The
+// caller holds req's lock. Unspent tokens are superseded (deleted; the log
+// keeps their minting), since at most one may be spendable, but a spent
+// one ends the request's tokens for good.
 func (l *ledger) mintToken(ctx context.Context, tx *sql.Tx, req ApprovalRequest, ttl time.Duration, actor string) (ApprovalToken, error) {
 	var expired bool // of no consequence here: an unspent token is superseded either way
 	latest, err := scanToken(tx.QueryRowContext(ctx, l.query("ApprovalTokenGetLatest"), req.ID), &expired)

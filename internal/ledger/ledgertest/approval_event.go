@@ -45,25 +45,19 @@ func testApprovalEvent(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		s, ctx := setup(t)
 
-		now := time.Now()
-		a := newApprovalRequest(soon())
-		a.Status = ledger.ApprovalAutoApproved
-		a.DecidedBy = "rule:args.to == session.caller_number"
-		a.DecidedAt = &now
-		req, err := s.ApprovalRequestInsert(ctx, a)
-		require.NoError(t, err)
+		req := insertRuleApproved(t, ctx, s)
 
 		events, err := s.ApprovalEventList(ctx, req.ID)
 		require.NoError(t, err)
 		require.Equal(t, []ledger.ApprovalEventKind{ledger.ApprovalEventRequested, ledger.ApprovalEventAutoApproved}, kindsOf(events))
 		require.Equal(t, "agent:agent_1", events[0].Actor)
-		require.Equal(t, a.DecidedBy, events[1].Actor, "the rule is the recorded actor")
+		require.Equal(t, req.DecidedBy, events[1].Actor, "the rule is the recorded actor")
 		require.Equal(t, req.ArgsHash, events[1].ArgsHashBefore)
 
 		// The events commit with the request or not at all.
 		anonymous := newApprovalRequest(soon())
 		anonymous.Status = ledger.ApprovalAutoApproved
-		anonymous.DecidedAt = &now
+		anonymous.DecidedAt = req.DecidedAt
 		_, err = s.ApprovalRequestInsert(ctx, anonymous)
 		require.Error(t, err, "a decision names who took it")
 		_, err = s.ApprovalRequestGetByKey(ctx, anonymous.OperationKey)
@@ -165,6 +159,20 @@ func soon() time.Time {
 func openRequest(t *testing.T, ctx context.Context, s ledger.Store) ledger.ApprovalRequest {
 	t.Helper()
 	req, err := s.ApprovalRequestInsert(ctx, newApprovalRequest(soon()))
+	require.NoError(t, err)
+	return req
+}
+
+// insertRuleApproved inserts a request a catalog rule approved at
+// admission.
+func insertRuleApproved(t *testing.T, ctx context.Context, s ledger.Store) ledger.ApprovalRequest {
+	t.Helper()
+	now := time.Now()
+	a := newApprovalRequest(soon())
+	a.Status = ledger.ApprovalAutoApproved
+	a.DecidedBy = "rule:args.to == session.caller_number"
+	a.DecidedAt = &now
+	req, err := s.ApprovalRequestInsert(ctx, a)
 	require.NoError(t, err)
 	return req
 }

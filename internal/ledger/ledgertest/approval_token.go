@@ -169,16 +169,10 @@ func testApprovalToken(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		s, ctx := setup(t)
 
-		now := time.Now()
-		a := newApprovalRequest(soon())
-		a.Status = ledger.ApprovalAutoApproved
-		a.DecidedBy = "rule:args.to == session.caller_number"
-		a.DecidedAt = &now
-		ruled, err := s.ApprovalRequestInsert(ctx, a)
-		require.NoError(t, err)
+		ruled := insertRuleApproved(t, ctx, s)
 
 		expired := openRequest(t, ctx, s)
-		expired, err = s.ApprovalRequestExpire(ctx, expired.ID, ledger.ApprovalAutoApproved)
+		expired, err := s.ApprovalRequestExpire(ctx, expired.ID, ledger.ApprovalAutoApproved)
 		require.NoError(t, err)
 
 		for _, req := range []ledger.ApprovalRequest{ruled, expired} {
@@ -204,13 +198,7 @@ func testApprovalToken(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		s, ctx := setup(t)
 
-		now := time.Now()
-		a := newApprovalRequest(soon())
-		a.Status = ledger.ApprovalAutoApproved
-		a.DecidedBy = "rule:args.to == session.caller_number"
-		a.DecidedAt = &now
-		req, err := s.ApprovalRequestInsert(ctx, a)
-		require.NoError(t, err)
+		req := insertRuleApproved(t, ctx, s)
 		worker := "invocation:" + req.InvocationID
 
 		tok, err := s.ApprovalTokenMintSpend(ctx, req.ID, time.Hour, req.DecidedBy, worker)
