@@ -44,6 +44,14 @@ func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) 
 		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
 	}
 
+	// Every call but a session's first finds it: read it, off the writer
+	// where the backend has readers, and write only when it is missing.
+	switch got, err := l.SessionGet(ctx, s.ID); {
+	case err == nil:
+		return got, nil
+	case !errors.Is(err, ErrNotFound):
+		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
+	}
 	got, err := scanSession(l.conn.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
 	switch {
 	case err == nil:
