@@ -176,6 +176,10 @@ func staticHosts(c Config) map[primitives.ServiceName]static.Hosts {
 	}
 }
 
+// transferPollRPS bounds how often a shard reads its transfer queue: a
+// read costs one query, issued only when tasks were written.
+const transferPollRPS = 1000
+
 // dynamicConfig keeps the server's defaults except where a single-node server
 // behaves better with a different value.
 func dynamicConfig() dynamicconfig.StaticClient {
@@ -189,5 +193,10 @@ func dynamicConfig() dynamicconfig.StaticClient {
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8192,
 		// Listing workflows from a UI or CLI easily exceeds the default.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// The default reads a shard's transfer queue at most 20 times a
+		// second, which a cluster of many shards never notices; with one
+		// shard every workflow task a completed activity schedules, and
+		// so every call, waits up to 50 ms for the next read (ADR 8).
+		dynamicconfig.TransferProcessorMaxPollRPS.Key(): transferPollRPS,
 	}
 }
