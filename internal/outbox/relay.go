@@ -41,6 +41,13 @@ type Config struct {
 	FirstBackoff time.Duration
 	// MaxBackoff caps the wait between attempts. Optional: default 30s.
 	MaxBackoff time.Duration
+	// FirstAttemptGrace is how long a sweep leaves a signal nobody has
+	// attempted yet to the request that queued it, which attempts it
+	// right after its commit: a sweep in between would signal twice.
+	// Optional: default 5s.
+	FirstAttemptGrace time.Duration
+	// Now is the clock. Optional: default time.Now.
+	Now func() time.Time
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -59,6 +66,12 @@ func (c Config) WithDefaults() Config {
 	if c.MaxBackoff == 0 {
 		c.MaxBackoff = 30 * time.Second
 	}
+	if c.FirstAttemptGrace == 0 {
+		c.FirstAttemptGrace = 5 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -71,7 +84,7 @@ func (c Config) validate() error {
 		return errors.New("outbox: a store is required")
 	case c.Signaller == nil:
 		return errors.New("outbox: a signaller is required")
-	case c.TokenTTL < 0 || c.Interval < 0 || c.FirstBackoff < 0 || c.MaxBackoff < 0:
+	case c.TokenTTL < 0 || c.Interval < 0 || c.FirstBackoff < 0 || c.MaxBackoff < 0 || c.FirstAttemptGrace < 0:
 		return errors.New("outbox: durations must not be negative")
 	}
 	return nil
@@ -167,7 +180,8 @@ func (r *Relay) Run(ctx context.Context) {
 	sweep.Every(ctx, r.cfg.Interval, r.kick, r.Sweep)
 }
 
-// Sweep makes one attempt at every due signal.
+// Sweep makes one attempt at every due signal, except one its own
+// request may still be attempting.
 func (r *Relay) Sweep(ctx context.Context) {
 	due, err := r.cfg.Store.OutboxListDue(ctx, 100)
 	if err != nil {
@@ -179,6 +193,9 @@ func (r *Relay) Sweep(ctx context.Context) {
 	for _, sig := range due {
 		if ctx.Err() != nil {
 			return
+		}
+		if sig.Attempts == 0 && r.cfg.Now().Sub(sig.CreatedAt) < r.cfg.FirstAttemptGrace {
+			continue
 		}
 		_ = r.Deliver(ctx, sig) // logged and recorded by Deliver
 	}

@@ -102,3 +102,30 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 	_, err = outbox.New(outbox.Config{Store: ledgertest.SQLite(t), Signaller: &recorder{}, Interval: -time.Second})
 	require.ErrorContains(t, err, "must not be negative")
 }
+
+func TestSweepLeavesAFreshSignalToTheRequestThatQueuedIt(t *testing.T) {
+	t.Parallel()
+	st := ledgertest.SQLite(t)
+	ctx := t.Context()
+	rec := &recorder{}
+	var now time.Time
+	relay, err := outbox.New(outbox.Config{Store: st, Signaller: rec, FirstAttemptGrace: 5 * time.Second,
+		Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	sig, err := st.OutboxInsert(ctx, ledger.OutboxSignal{WorkflowID: "invocation/k", SignalName: "approval-decided", Payload: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+
+	// The request that queued it is about to signal: a sweep now would
+	// wake the workflow twice.
+	now = sig.CreatedAt.Add(time.Second)
+	relay.Sweep(ctx)
+	require.Empty(t, rec.accepted)
+
+	// The request never did (it crashed, say): the sweep delivers.
+	now = sig.CreatedAt.Add(6 * time.Second)
+	relay.Sweep(ctx)
+	require.Equal(t, []string{`invocation/k approval-decided {}`}, rec.accepted)
+	got, err := st.OutboxGet(ctx, sig.ID)
+	require.NoError(t, err)
+	require.NotNil(t, got.DeliveredAt)
+}
