@@ -19,7 +19,7 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 		return ApprovalToken{}, fmt.Errorf("error spending token of approval request %q: used-by is required", approvalID)
 	}
 
-	return l.spendUnderLock(ctx, approvalID, "error spending token of approval request %q: %w",
+	return l.spendUnderLock(ctx, approvalID, "spending",
 		func(tx *sql.Tx, req ApprovalRequest) (ApprovalToken, error, error) {
 			return l.spendLocked(ctx, tx, req, argsHash, usedBy)
 		})
@@ -27,9 +27,9 @@ func (l *ledger) ApprovalTokenSpend(ctx context.Context, approvalID, argsHash, u
 
 // spendUnderLock runs spend in a transaction holding the request's lock.
 // A refusal commits (its event is logged) and is returned as the error;
-// with ErrTokenUsed the spent token comes back too. errFormat wraps any
-// error with the request's ID.
-func (l *ledger) spendUnderLock(ctx context.Context, approvalID, errFormat string, spend func(*sql.Tx, ApprovalRequest) (tok ApprovalToken, refusal, err error)) (ApprovalToken, error) {
+// with ErrTokenUsed the spent token comes back too. doing names the work
+// in the error.
+func (l *ledger) spendUnderLock(ctx context.Context, approvalID, doing string, spend func(*sql.Tx, ApprovalRequest) (tok ApprovalToken, refusal, err error)) (ApprovalToken, error) {
 	var (
 		tok     ApprovalToken
 		refusal error
@@ -49,7 +49,7 @@ func (l *ledger) spendUnderLock(ctx context.Context, approvalID, errFormat strin
 		if !errors.Is(err, ErrTokenUsed) {
 			tok = ApprovalToken{}
 		}
-		return tok, fmt.Errorf(errFormat, approvalID, err)
+		return tok, fmt.Errorf("error %s token of approval request %q: %w", doing, approvalID, err)
 	}
 	return tok, nil
 }
@@ -182,7 +182,7 @@ func (l *ledger) ApprovalTokenMintSpend(ctx context.Context, approvalID string, 
 	case usedBy == "":
 		return ApprovalToken{}, fmt.Errorf("error spending token of approval request %q: used-by is required", approvalID)
 	}
-	return l.spendUnderLock(ctx, approvalID, "error minting and spending token of approval request %q: %w",
+	return l.spendUnderLock(ctx, approvalID, "minting and spending",
 		func(tx *sql.Tx, req ApprovalRequest) (ApprovalToken, error, error) {
 			if req.Status != ApprovalAutoApproved {
 				return ApprovalToken{}, nil, fmt.Errorf("request is %s, and only a request a policy approved mints its own token: %w", req.Status, ErrApprovalNotPending)
