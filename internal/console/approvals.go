@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/maestro-run/maestro/apiclient"
@@ -58,7 +57,7 @@ func (c *Console) handleApprovalLookup(w http.ResponseWriter, r *http.Request, v
 		c.renderError(w, r, http.StatusUnprocessableEntity, "Enter an approval request ID to look up.")
 		return
 	}
-	http.Redirect(w, r, "/console/approvals/"+url.PathEscape(id), http.StatusSeeOther)
+	http.Redirect(w, r, approvalPath(id), http.StatusSeeOther)
 }
 
 // approvalView is one request with what an approver needs to decide it.
@@ -146,8 +145,6 @@ func (c *Console) refused(w http.ResponseWriter, r *http.Request, v *visit, err 
 	status, msg := apiError(err)
 	c.showApproval(w, r, v, status, msg+" Nothing was decided.")
 }
-
-func approvalPath(id string) string { return "/console/approvals/" + url.PathEscape(id) }
 
 // apiProblem answers a page the API could not serve with its reason.
 func (c *Console) apiProblem(w http.ResponseWriter, r *http.Request, err error) {

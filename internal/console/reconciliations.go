@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -76,5 +75,3 @@ func (c *Console) handleReconciliationRetry(w http.ResponseWriter, r *http.Reque
 	}
 	http.Redirect(w, r, reconciliationPath(key)+"?done=retried", http.StatusSeeOther)
 }
-
-func reconciliationPath(key string) string { return "/console/reconciliations/" + url.PathEscape(key) }

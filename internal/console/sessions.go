@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/maestro-run/maestro/apitype"
@@ -101,8 +100,6 @@ func (c *Console) handleSetFact(w http.ResponseWriter, r *http.Request, v *visit
 	}
 	http.Redirect(w, r, sessionPath(id)+"?done=fact", http.StatusSeeOther)
 }
-
-func sessionPath(id string) string { return "/console/sessions/" + url.PathEscape(id) }
 
 func viewOf(r *http.Request, v *visit, title, problem string, data any) view {
 	return view{Title: title, Op: v.op, CSRF: v.csrf, Notice: notice(r), Problem: problem, Data: data}
