@@ -131,15 +131,18 @@ var funcs = template.FuncMap{
 		}
 		return d.String() + " left"
 	},
-	"approvalURL":       approvalPath,
-	"sessionURL":        sessionPath,
-	"reconciliationURL": reconciliationPath,
-	"pretty":            prettyJSON,
-	"states":            stateRows,
-	"argrows":           argRows,
-	"join":              strings.Join,
-	"has":               func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
-	"roles":             func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
+	"approvalURL":        approvalPath,
+	"sessionURL":         sessionPath,
+	"reconciliationURL":  reconciliationPath,
+	"approvalForm":       approvalForm,
+	"sessionForm":        sessionForm,
+	"reconciliationForm": reconciliationForm,
+	"pretty":             prettyJSON,
+	"states":             stateRows,
+	"argrows":            argRows,
+	"join":               strings.Join,
+	"has":                func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
+	"roles":              func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
 	"short": func(s string) string {
 		if len(s) > 12 {
 			return s[:12]
