@@ -3,6 +3,8 @@ package console
 import (
 	"net/url"
 	"strings"
+
+	"github.com/maestro-run/maestro/workflows"
 )
 
 // segment is the one way an ID enters a console URL. Agents choose session
@@ -38,4 +40,10 @@ func sessionPath(id string, action ...string) string {
 
 func reconciliationPath(key string, action ...string) string {
 	return objectPath("reconciliations", key, action...)
+}
+
+// heldPath is the console page of a session's post-call item held for a
+// human, under the key the API reconciles it by.
+func heldPath(sessionID, itemKey string) string {
+	return reconciliationPath(workflows.PostCallHeldKey(sessionID, itemKey))
 }
