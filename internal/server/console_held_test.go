@@ -13,12 +13,12 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// holdMessage takes a message in a session of its own, ends the call with
-// every channel refusing, and waits until the message is held for a human;
-// it answers the held key.
-func (e *env) holdMessage(session, words string) string {
+// holdMessage takes a message under key in a session of its own, ends the
+// call with every channel refusing, and waits until the message is held
+// for a human; it answers the held key.
+func (e *env) holdMessage(session, key, words string) string {
 	e.t.Helper()
-	req := invokeRequest(session, "take_message", session+":msg", `{"message":"`+words+`"}`)
+	req := invokeRequest(session, "take_message", key, `{"message":"`+words+`"}`)
 	req.SessionContext = sessionFacts
 	_, err := e.agent.Invoke(e.ctx, req)
 	require.NoError(e.t, err)
@@ -42,9 +42,9 @@ func TestConsoleBrowserActsOnHeldPostCallWork(t *testing.T) {
 	ctx := browser(t)
 	e.standins.SES.Faults().FailNext(50, http.StatusBadRequest)
 	e.standins.Twilio.Faults().FailNext(50, http.StatusBadRequest)
-	retryKey := e.holdMessage(e.session+"-retry", "Please renew my parking permit.")
+	retryKey := e.holdMessage(e.session+"-retry", e.key("retry"), "Please renew my parking permit.")
 	settleSession := e.session + "-settle"
-	settleKey := e.holdMessage(settleSession, "The boiler in flat 4 is leaking.")
+	settleKey := e.holdMessage(settleSession, e.key("settle"), "The boiler in flat 4 is leaking.")
 	e.standins.SES.Faults().Reset()
 	e.standins.Twilio.Faults().Reset()
 
