@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -39,7 +40,8 @@ func (e *env) holdMessage(session, key, words string) string {
 func TestConsoleBrowserActsOnHeldPostCallWork(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	ctx := browser(t)
+	ctx, cancel := context.WithTimeout(browser(t), 4*time.Minute)
+	defer cancel()
 	e.standins.SES.Faults().FailNext(50, http.StatusBadRequest)
 	e.standins.Twilio.Faults().FailNext(50, http.StatusBadRequest)
 	retryKey := e.holdMessage(e.session+"-retry", e.key("retry"), "Please renew my parking permit.")
