@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -34,8 +35,17 @@ func (c *Console) showReconciliation(w http.ResponseWriter, r *http.Request, v *
 		c.apiProblem(w, r, err)
 		return
 	}
-	data := reconciliationView{Reconciliation: rec, Open: rec.Status == string(mt.EffectNeedsReconciliation), Typed: r.PostFormValue("reason")}
+	data := reconciliationView{Reconciliation: rec, Open: awaitsHuman(rec), Typed: r.PostFormValue("reason")}
 	c.renderView(w, r, status, "reconciliation.html", viewOf(r, v, "Reconciliation "+rec.Tool, problem, data))
+}
+
+// awaitsHuman says whether a reconciliation still waits for a human: an effect
+// whose outcome is unknown, or post-call work no channel delivered.
+func awaitsHuman(rec apitype.Reconciliation) bool {
+	if rec.Held != nil {
+		return rec.Status == string(ledger.PostCallHeld)
+	}
+	return rec.Status == string(mt.EffectNeedsReconciliation)
 }
 
 func (c *Console) handleReconciliationCheck(w http.ResponseWriter, r *http.Request, v *visit) {

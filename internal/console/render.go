@@ -108,7 +108,7 @@ var notices = map[string]string{
 	"resolved":       "Resolved.",
 	"checked":        "Checked the provider again.",
 	"settled":        "Settled with your decision.",
-	"retried":        "Delivery retried.",
+	"retried":        "Retried along its chain: each channel is tried again, in order.",
 	"canary":         "Canary run finished.",
 	"fact":           "Recorded: you vouch for this fact, and approval rules may rest on it.",
 	"reloaded":       "Catalog reloaded.",
@@ -131,15 +131,19 @@ var funcs = template.FuncMap{
 		}
 		return d.String() + " left"
 	},
-	"approvalURL":       approvalPath,
-	"sessionURL":        sessionPath,
-	"reconciliationURL": reconciliationPath,
-	"pretty":            prettyJSON,
-	"states":            stateRows,
-	"argrows":           argRows,
-	"join":              strings.Join,
-	"has":               func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
-	"roles":             func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
+	"approvalURL":        approvalPath,
+	"sessionURL":         sessionPath,
+	"reconciliationURL":  reconciliationPath,
+	"heldURL":            heldPath,
+	"approvalForm":       approvalForm,
+	"sessionForm":        sessionForm,
+	"reconciliationForm": reconciliationForm,
+	"pretty":             prettyJSON,
+	"states":             stateRows,
+	"argrows":            argRows,
+	"join":               strings.Join,
+	"has":                func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
+	"roles":              func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
 	"short": func(s string) string {
 		if len(s) > 12 {
 			return s[:12]

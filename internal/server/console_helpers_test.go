@@ -53,12 +53,44 @@ func (o *operator) post(path string, form url.Values) (int, string) {
 	return read(o.t, resp)
 }
 
-// postForm posts form with the session's CSRF token, read from page.
+// postForm posts form with the session's CSRF token, read from page, as
+// a browser submits the page's form for path: with that form's hidden
+// fields, unless form sets them itself.
 func (o *operator) postForm(page, path string, form url.Values) (int, string) {
 	o.t.Helper()
 	_, body := o.get(page)
 	form.Set("csrf", csrfIn(body))
+	for name, value := range hiddenFields(body, path) {
+		if !form.Has(name) {
+			form.Set(name, value)
+		}
+	}
 	return o.post(path, form)
+}
+
+var (
+	formBlock   = regexp.MustCompile(`(?s)<form[^>]*\saction="([^"]*)"[^>]*>(.*?)</form>`)
+	hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+)
+
+// hiddenFields are the hidden inputs of page's form that posts to path.
+func hiddenFields(page, path string) map[string]string {
+	out := map[string]string{}
+	for _, f := range formBlock.FindAllStringSubmatch(page, -1) {
+		if html.UnescapeString(f[1]) != path {
+			continue
+		}
+		for _, in := range hiddenInput.FindAllStringSubmatch(f[2], -1) {
+			out[html.UnescapeString(in[1])] = html.UnescapeString(in[2])
+		}
+	}
+	return out
+}
+
+// boundTo is what a console form's body repeats of its address: the
+// object's ID and the action.
+func boundTo(id, action string) url.Values {
+	return url.Values{"target_id": {id}, "target_action": {action}}
 }
 
 func read(t *testing.T, resp *http.Response) (int, string) {

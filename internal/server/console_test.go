@@ -125,17 +125,19 @@ func TestConsoleDecisionsNeedReasonsAndValidArguments(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, status)
 	require.Contains(t, textOf(body), "A rejection needs a reason")
 
-	status, body = o.postForm(page, page+"/modify", url.Values{
+	status, body = o.postForm(page+"/modify", page+"/modify", url.Values{
 		"arg.tenant_id": {"t_100"}, "arg.amount_cents": {"999999"}, "arg.reason": {"Duplicate payment"}})
 	require.Equal(t, http.StatusUnprocessableEntity, status)
 	require.Contains(t, textOf(body), "amount_cents")
-	status, body = o.postForm(page, page+"/modify", url.Values{
+	status, body = o.postForm(page+"/modify", page+"/modify", url.Values{
 		"arg.tenant_id": {"t_100"}, "arg.amount_cents": {"twelve"}, "arg.reason": {"Duplicate payment"}})
 	require.Equal(t, http.StatusUnprocessableEntity, status)
 	require.Contains(t, textOf(body), "amount_cents: must be a whole number")
 
 	// A confirm that skipped the review still meets the API's schema.
-	status, body = o.postForm(page, page+"/modify/confirm", url.Values{"args": {`{"tenant_id":"t_100","amount_cents":-5,"reason":"x"}`}})
+	confirm := boundTo(pending.ApprovalID, "modify/confirm")
+	confirm.Set("args", `{"tenant_id":"t_100","amount_cents":-5,"reason":"x"}`)
+	status, body = o.postForm(page, page+"/modify/confirm", confirm)
 	require.Equal(t, http.StatusUnprocessableEntity, status, body)
 	require.Contains(t, textOf(body), "Nothing was decided")
 	require.Equal(t, "pending", e.approvalStatus(pending.ApprovalID))
@@ -154,7 +156,7 @@ func TestConsoleShowsWhyAnOperatorCannotDecide(t *testing.T) {
 	require.Contains(t, textOf(body), "Only an operator with the role manager can decide this request. You hold ops.")
 
 	// Posting anyway meets the API's check of the approver role.
-	status, body := clerk.postForm(page, page+"/approve", url.Values{})
+	status, body := clerk.postForm(page, page+"/approve", boundTo(pending.ApprovalID, "approve"))
 	require.Equal(t, http.StatusForbidden, status, body)
 	require.Contains(t, textOf(body), "Nothing was decided")
 	require.Equal(t, "pending", e.approvalStatus(pending.ApprovalID))
