@@ -101,7 +101,7 @@ func TestDefangLinksLeavesAmountsAndWordsAlone(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"amount=12.50, tenant_id=t_100": "amount=12.50, tenant_id=t_100",
-		"see HTTPS://Evil.Example/x":     "see HTTPS[:]//Evil[.]Example/x",
+		"see HTTPS://Evil.Example/x":    "see HTTPS[:]//Evil[.]Example/x",
 		"mail bob@example.com. Thanks":  "mail bob@example[.]com. Thanks",
 		"a.b.c":                         "a[.]b[.]c",
 		"www.evil.example":              "www[.]evil[.]example",
