@@ -15,6 +15,7 @@ import (
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/internal/admission"
 	"github.com/maestro-run/maestro/internal/answer"
+	"github.com/maestro-run/maestro/internal/callback"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/postcall"
@@ -78,7 +79,8 @@ type Config struct {
 	// catalog. Optional: default os.Getenv.
 	Getenv func(string) string
 	// WebhookClient posts notifications to webhook channels. Optional:
-	// default a client with a 10s timeout.
+	// default a client with a 10s timeout that follows no redirect (see
+	// callback.NewClient): a 3xx is a failed delivery.
 	WebhookClient *http.Client
 	// Providers times and traces each provider call. Optional: default
 	// none.
@@ -115,7 +117,7 @@ func (c Config) WithDefaults() Config {
 		c.Getenv = os.Getenv
 	}
 	if c.WebhookClient == nil {
-		c.WebhookClient = &http.Client{Timeout: 10 * time.Second}
+		c.WebhookClient = callback.NewClient(10 * time.Second)
 	}
 	if c.TaskQueue == "" {
 		c.TaskQueue = workflows.TaskQueue

@@ -28,18 +28,24 @@ func ApprovalURL(publicURL, approvalID string) string {
 }
 
 // notification is what an approver is told, in every channel's shape.
+// Agent-chosen text reaches each channel only through notify_text.go.
 type notification struct {
 	ApprovalID string `json:"approval_id"`
 	Stage      string `json:"stage"`
 	Tool       string `json:"tool"`
 	// Summary is the arguments the catalog says to show (the amount, the
-	// recipient), or a compact summary of all of them.
+	// recipient), or a compact summary of all of them: on one line and
+	// with any link in them defanged.
 	Summary string `json:"summary"`
 	Reason  string `json:"reason"`
 	URL     string `json:"url,omitempty"`
-	// Text is the whole message as one line; a Slack incoming webhook
-	// shows it as it is.
+	// Text is the whole message as one line, escaped for Slack's mrkdwn:
+	// a Slack incoming webhook shows it as it is, with the "Decide" link
+	// its only link.
 	Text string `json:"text"`
+
+	// head opens the message; id names the request when there is no link.
+	head, id string
 }
 
 // summaryLimit keeps a text message to one segment or two.
@@ -53,24 +59,56 @@ func notifyMessage(req ledger.ApprovalRequest, tool *tools.Tool, stage, publicUR
 	n := notification{
 		ApprovalID: req.ID,
 		Stage:      stage,
-		Tool:       req.Tool,
+		Tool:       agentText(req.Tool),
 		Summary:    argsSummary(req.Args, fields),
-		Reason:     req.Reason,
+		Reason:     agentText(req.Reason),
+		head:       "Approval needed",
+		id:         req.ID,
 	}
 	if publicURL != "" {
 		n.URL = ApprovalURL(publicURL, req.ID)
 	}
-	head := "Approval needed"
 	if stage == workflows.StageEscalated {
-		head = "Still undecided, escalated"
+		n.head = "Still undecided, escalated"
 	}
-	n.Text = fmt.Sprintf("maestro: %s: %s (%s). %s.", head, n.Tool, n.Summary, n.Reason)
-	if n.URL != "" {
-		n.Text += " Decide: " + n.URL
-	} else {
-		n.Text += " Request " + req.ID + "."
-	}
+	n.Text = n.line(n.Summary, slackEscape)
 	return n
+}
+
+// line is the message as one line with the given summary, each text part
+// passed through esc; the link is maestro's own and is left whole.
+func (n notification) line(summary string, esc func(string) string) string {
+	s := esc(fmt.Sprintf("maestro: %s: %s (%s). %s.", n.head, n.Tool, summary, n.Reason))
+	if n.URL != "" {
+		return s + " Decide: " + n.URL
+	}
+	return s + esc(" Request "+n.id+".")
+}
+
+// plain is the message for a plain-text channel: an email's body.
+func (n notification) plain() string {
+	return n.line(n.Summary, func(s string) string { return s })
+}
+
+// sms is the message as a text: at most smsLimit characters, the summary
+// shortened to fit so the link stays whole.
+func (n notification) sms() string {
+	plain := func(s string) string { return s }
+	text := n.line(n.Summary, plain)
+	over := len([]rune(text)) - smsLimit
+	if over <= 0 {
+		return text
+	}
+	return n.line(cutRunes(n.Summary, len([]rune(n.Summary))-over), plain)
+}
+
+// subject is an email's subject: one line, so nothing in it can start a
+// header of its own.
+func (n notification) subject() string {
+	if n.Stage == workflows.StageEscalated {
+		return "Escalated, still undecided: " + n.Tool
+	}
+	return "Approval needed: " + n.Tool
 }
 
 // argsSummary shows the named arguments, in order, or every top-level
@@ -100,12 +138,9 @@ func argsSummary(raw json.RawMessage, fields []string) string {
 			b, _ := json.Marshal(v)
 			s = string(b)
 		}
-		parts = append(parts, f+"="+s)
+		parts = append(parts, agentText(f+"="+s))
 	}
-	out := strings.Join(parts, ", ")
-	if r := []rune(out); len(r) > summaryLimit {
-		out = string(r[:summaryLimit-1]) + "…"
-	}
+	out := cutRunes(strings.Join(parts, ", "), summaryLimit)
 	if out == "" {
 		out = "no arguments"
 	}
@@ -113,7 +148,7 @@ func argsSummary(raw json.RawMessage, fields []string) string {
 }
 
 func smsCall(key string, r tools.Recipient, n notification) connectors.Call {
-	return connectors.Call{Kind: mt.KindTwilioSMS, IdempotencyKey: key, Settings: map[string]string{"to": r.Channel.To, "body": n.Text}}
+	return connectors.Call{Kind: mt.KindTwilioSMS, IdempotencyKey: key, Settings: map[string]string{"to": r.Channel.To, "body": n.sms()}}
 }
 
 // sendNotification sends n to r and returns the provider's receipt.
@@ -123,12 +158,8 @@ func (a *Activities) sendNotification(ctx context.Context, key string, r tools.R
 	case tools.ChannelSMS:
 		call = smsCall(key, r, n)
 	case tools.ChannelEmail:
-		subject := "Approval needed: " + n.Tool
-		if n.Stage == workflows.StageEscalated {
-			subject = "Escalated, still undecided: " + n.Tool
-		}
 		call = connectors.Call{Kind: mt.KindSESEmail, IdempotencyKey: key, Settings: map[string]string{
-			"to": r.Channel.To, "subject": subject, "body": n.Text,
+			"to": r.Channel.To, "subject": n.subject(), "body": n.plain(),
 		}}
 	case tools.ChannelWebhook:
 		return a.postWebhook(ctx, key, r.Channel, n)
@@ -185,6 +216,13 @@ func (a *Activities) postWebhook(ctx context.Context, key string, ch tools.Chann
 	status := strconv.Itoa(resp.StatusCode)
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// The client followed nothing: a webhook that moved is fixed in the
+		// catalog, never by sending the signed body where the answer points.
+		a.cfg.Logger.Warn("approver webhook answered with a redirect; not followed, the notification failed",
+			"status", resp.StatusCode, "host", req.URL.Host, "location", resp.Header.Get("Location"), "key", key)
+		return nil, &connectors.Error{Class: connectors.ClassRejected, Provider: "webhook", HTTPStatus: resp.StatusCode,
+			Message: fmt.Sprintf("answered %d redirecting to %q; redirects are not followed: put the final URL in the catalog", resp.StatusCode, resp.Header.Get("Location"))}
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests:
 		return nil, &connectors.Error{Class: connectors.ClassRejected, Provider: "webhook", HTTPStatus: resp.StatusCode, Message: strings.TrimSpace(string(answer))}
 	default:

@@ -189,6 +189,7 @@ func Load(data []byte) (*Catalog, error) {
 	v.tools(rows)
 	v.agents()
 	v.platforms()
+	v.platformSecretsApart()
 	v.descriptions(rows)
 	v.operators()
 	v.roles()

@@ -89,6 +89,11 @@ type Platform struct {
 	// add-message to the call's control URL), through the agent callback
 	// relay. Optional: default false.
 	PushResults bool
+	// ControlHosts are the hosts a live call's control URL may name for a
+	// pushed result to be posted to it: exact names or "*.domain"
+	// (push_results only). Optional in the file: default
+	// DefaultControlHosts, Vapi's own domain.
+	ControlHosts []string
 }
 
 // Exposes reports whether the platform may call the named tool.
@@ -106,6 +111,7 @@ type platformFile struct {
 	PushResults  bool              `yaml:"push_results"`
 	AsyncTools   bool              `yaml:"async_tools"`
 	AsyncBudget  string            `yaml:"async_budget"`
+	ControlHosts []string          `yaml:"control_hosts"`
 }
 
 // buildPlatform reads an agent's platform block; facts are checked against
@@ -160,6 +166,7 @@ func buildPlatform(p *problems, row string, af agentFile) *Platform {
 			p.add(row, "platform.push_results", "cannot be combined with callback_url: a pending call's result goes to one place")
 		}
 	}
+	buildControlHosts(p, row, pf, pl)
 	for field := range pf.Facts {
 		if !slices.Contains(SignedFields, field) {
 			p.add(row, "platform.facts."+field, "not a signed field (want %s)", strings.Join(SignedFields, ", "))

@@ -32,6 +32,7 @@ func TestPlatformBlockDefaults(t *testing.T) {
 	require.NoError(t, err)
 	a, _ = c.Agent("voice-agent")
 	require.True(t, a.Platform.PushResults)
+	require.Equal(t, tools.DefaultControlHosts, a.Platform.ControlHosts, "Vapi's own domain by default")
 
 	c, err = tools.Load(withPlatform("      kind: retell\n      secret_env: RETELL_API_KEY\n      tools: [send_sms]\n" +
 		"      answer_budget: 8s\n      facts: {call_sid: tenant_id}\n"))
@@ -90,8 +91,43 @@ func TestPlatformBlockErrors(t *testing.T) {
 		{"      kind: elevenlabs\n      secret_env: X\n      async_tools: true\n      async_budget: 500ms\n", `platform.async_budget: "500ms" is not a duration`},
 		{"      kind: elevenlabs\n      secret_env: X\n      async_tools: true\n      async_budget: soon\n", `platform.async_budget: "soon" is not a duration`},
 		{"      kind: elevenlabs\n      secret_env: X\n      async_tools: sometimes\n", "cannot unmarshal"},
+		{"      kind: vapi\n      secret_env: X\n      control_hosts: [\"*.vapi.ai\"]\n", "platform.control_hosts: applies only with push_results: true"},
+		{"      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: []\n", "platform.control_hosts: is empty"},
+		{"      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: [\"*\"]\n", `platform.control_hosts: "*" is not a host name`},
+		{"      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: [\"*.ai\"]\n", `platform.control_hosts: "*.ai" is not a host name`},
+		{"      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: [\"https://x.vapi.ai\"]\n", `platform.control_hosts: "https://x.vapi.ai" is not a host name`},
+		{"      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: [\"x.vapi.ai:443\"]\n", `platform.control_hosts: "x.vapi.ai:443" is not a host name`},
 	} {
 		_, err := tools.Load(withPlatform(tc.block))
 		require.ErrorContains(t, err, tc.want, tc.block)
 	}
+}
+
+// A pushed result goes only to a control URL whose host the platform block
+// allows: Vapi's domain by default, any host under it but not lookalikes.
+func TestPlatformControlHosts(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load(withPlatform("      kind: vapi\n      secret_env: X\n      push_results: true\n"))
+	require.NoError(t, err)
+	a, _ := c.Agent("voice-agent")
+	for host, want := range map[string]bool{
+		"phone-call-websocket.aws-us-west-2-backend-production2.vapi.ai": true,
+		"aws-us-west-2-production1-phone-call-websocket.vapi.ai":         true,
+		"X.VAPI.AI.":           true,
+		"vapi.ai":              false,
+		"evil-vapi.ai":         false,
+		"vapi.ai.evil.example": false,
+		"127.0.0.1":            false,
+		"":                     false,
+	} {
+		require.Equal(t, want, a.Platform.AllowsControlHost(host), host)
+	}
+
+	c, err = tools.Load(withPlatform("      kind: vapi\n      secret_env: X\n      push_results: true\n      control_hosts: [control.example.com, \"*.calls.example.com\"]\n"))
+	require.NoError(t, err)
+	a, _ = c.Agent("voice-agent")
+	require.True(t, a.Platform.AllowsControlHost("control.example.com"))
+	require.True(t, a.Platform.AllowsControlHost("eu.calls.example.com"))
+	require.False(t, a.Platform.AllowsControlHost("x.vapi.ai"), "the list replaces the default")
+	require.False(t, a.Platform.AllowsControlHost("other.example.com"))
 }

@@ -76,8 +76,11 @@ func (s *Server) vapiToolCalls(r *http.Request, pr platformRequest, msg platform
 // owePush owes the final outcome of a call answered pending to the live
 // call's control URL, when the agent's platform block asks for it: the
 // callback relay posts it, once, as an add-message. A control URL that is
-// missing or not https (outside dev mode) is not pushed to; the model
-// still learns the outcome when it asks again.
+// missing, not https, or on a host off the platform block's control_hosts
+// is not pushed to (dev mode lets a loopback host through); the model
+// still learns the outcome when it asks again. The URL comes in a signed
+// body, but a signature says who sent it, not that maestro should post
+// there.
 func (s *Server) owePush(ctx context.Context, agent *tools.Agent, invocationID, controlURL string) {
 	if !agent.Platform.PushResults || invocationID == "" {
 		return
@@ -89,6 +92,10 @@ func (s *Server) owePush(ctx context.Context, agent *tools.Agent, invocationID, 
 		return
 	case u.Scheme != "https" && !(u.Scheme == "http" && s.cfg.LoopbackCallbacks && isLoopback(u.Hostname())):
 		s.cfg.Logger.Warn("control URL is not https: the result is not pushed", "agent", agent.ID, "invocation", invocationID, "host", u.Host)
+		return
+	case !(s.cfg.LoopbackCallbacks && isLoopback(u.Hostname())) && !agent.Platform.AllowsControlHost(u.Hostname()):
+		s.cfg.Logger.Warn("control URL host is not on the agent's platform.control_hosts: the result is not pushed",
+			"agent", agent.ID, "invocation", invocationID, "host", u.Host, "control_hosts", agent.Platform.ControlHosts)
 		return
 	}
 	if err := s.cfg.Store.CallbackOwe(ctx, invocationID, agent.ID, controlURL); err != nil {

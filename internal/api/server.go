@@ -74,8 +74,9 @@ type Config struct {
 	// without one has every request refused.
 	PlatformSecrets map[string][]byte
 	// LoopbackCallbacks lets a live call's control URL, to which a pending
-	// call's result is pushed, be plain http to a loopback host (dev mode).
-	// Otherwise only https control URLs are pushed to.
+	// call's result is pushed, be a loopback host, over plain http or not,
+	// whatever the agent's control_hosts say (dev mode). Otherwise only
+	// https control URLs on those hosts are pushed to.
 	LoopbackCallbacks bool
 	// Ready says whether this process should be sent work, for GET
 	// /readyz. Optional: default always ready.

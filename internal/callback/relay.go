@@ -73,13 +73,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxAttempts = 15
 	}
 	if c.Client == nil {
-		c.Client = &http.Client{
-			Timeout: c.AttemptTimeout,
-			// A redirect is an answer that is not an acceptance, and
-			// following it would post the signed body somewhere the catalog
-			// never named.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		c.Client = NewClient(c.AttemptTimeout)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

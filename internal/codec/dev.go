@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/maestro-run/maestro/internal/privatefs"
 )
 
 // DevKeyID is the ID of dev mode's key.
@@ -21,20 +23,24 @@ const DevKeyID = "dev"
 func DevKeyDir(dir string) (Config, error) {
 	cfg := Config{KeyDir: dir, ActiveKey: DevKeyID}
 	path := filepath.Join(dir, DevKeyID+KeyFileSuffix)
+	if err := privatefs.MkdirAll(dir); err != nil {
+		return Config{}, fmt.Errorf("error creating dev codec key directory: %w", err)
+	}
 	if _, err := os.Stat(path); err == nil {
+		// A key written by an older build may be readable by others.
+		if err := os.Chmod(path, privatefs.FileMode); err != nil {
+			return Config{}, fmt.Errorf("error making dev codec key private: %w", err)
+		}
 		return cfg, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fmt.Errorf("error checking dev codec key: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Config{}, fmt.Errorf("error creating dev codec key directory: %w", err)
 	}
 	key := make([]byte, KeySize)
 	if _, err := rand.Read(key); err != nil {
 		return Config{}, fmt.Errorf("error drawing dev codec key: %w", err)
 	}
 	// O_EXCL: a concurrent start that got there first keeps its key.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, privatefs.FileMode)
 	if errors.Is(err, fs.ErrExist) {
 		return cfg, nil
 	}

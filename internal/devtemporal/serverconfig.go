@@ -2,7 +2,6 @@ package devtemporal
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"go.temporal.io/server/common/cluster"
@@ -12,6 +11,8 @@ import (
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
+
+	"github.com/maestro-run/maestro/internal/privatefs"
 )
 
 const (
@@ -29,7 +30,7 @@ const (
 // openStores prepares the history and visibility files under dataDir and
 // registers namespace, returning the connection settings of each.
 func openStores(dataDir, namespace string) (history, visibility *config.SQL, err error) {
-	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+	if err := privatefs.MkdirAll(dataDir); err != nil {
 		return nil, nil, fmt.Errorf("error creating data directory: %w", err)
 	}
 	if history, err = openFile(filepath.Join(dataDir, dbFileName)); err != nil {
@@ -63,14 +64,16 @@ func openFile(path string) (*config.SQL, error) {
 		},
 	}
 
-	_, err := os.Stat(path)
-	switch {
-	case os.IsNotExist(err):
+	// The file is made private before SQLite opens it, so its -wal and
+	// -shm files are private too.
+	fresh, err := privatefs.SQLiteFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
 		if err := sqliteschema.SetupSchema(sql); err != nil {
 			return nil, fmt.Errorf("error setting up schema in %s: %w", path, err)
 		}
-	case err != nil:
-		return nil, fmt.Errorf("error checking database file: %w", err)
 	}
 	return sql, nil
 }

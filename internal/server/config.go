@@ -57,7 +57,8 @@ type Config struct {
 	// default the API's own address; otherwise, without it, maestro does
 	// not follow delivery and a message's outcome ends at "accepted".
 	PublicURL string
-	// DataDir holds dev mode's SQLite files. Optional: default ".data".
+	// DataDir holds dev mode's SQLite files and codec key, created 0700
+	// (files 0600) whatever the umask. Optional: default ".data".
 	DataDir string
 	// DatabaseURL is the PostgreSQL ledger. Required outside dev mode. It
 	// logs in as the schema's owner, which runs the migrations; the
@@ -246,6 +247,12 @@ func (c Config) validate() error {
 // servers are local and plain http.
 func (c Config) transcripts() transcriptref.Policy {
 	return transcriptref.Policy{Hosts: c.TranscriptHosts, AllowHTTP: c.Dev, MaxBytes: c.TranscriptMaxBytes}
+}
+
+// usesDataDir reports whether dev mode keeps anything in DataDir: its
+// SQLite ledger, its embedded Temporal's files or its own codec key.
+func (c Config) usesDataDir() bool {
+	return c.Dev && (c.DatabaseURL == "" || c.TemporalAddress == "" || c.Codec.Empty())
 }
 
 func (c Config) ledgerPath() string { return filepath.Join(c.DataDir, "ledger.db") }

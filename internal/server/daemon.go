@@ -17,6 +17,7 @@ import (
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/devtemporal"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/privatefs"
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/telemetry"
 	"github.com/maestro-run/maestro/maestrotype"
@@ -104,6 +105,11 @@ func (d *Server) start(ctx context.Context) (err error) {
 		return &StartError{What: "configuring the connectors", Err: err, Fix: providersFix}
 	}
 
+	if cfg.usesDataDir() {
+		if err := privatefs.MkdirAll(cfg.DataDir); err != nil {
+			return &StartError{What: "creating the data directory " + cfg.DataDir, Err: err, Fix: "choose a directory this user may create with --data-dir or MAESTRO_DATA_DIR"}
+		}
+	}
 	if d.codec, err = loadCodec(cfg); err != nil {
 		return &StartError{What: "loading the codec keys", Err: err, Fix: codecFix}
 	}
@@ -307,8 +313,9 @@ func (d *Server) Service() *Core { return d.service }
 func (d *Server) openStore(ctx context.Context, deadline time.Time) error {
 	if d.cfg.DatabaseURL == "" {
 		d.ready.set(dependencyPostgres, nil)
-		if err := os.MkdirAll(d.cfg.DataDir, 0o755); err != nil {
-			return fmt.Errorf("error creating data directory: %w", err)
+		// Private before SQLite opens it, so its -wal and -shm are too.
+		if _, err := privatefs.SQLiteFile(d.cfg.ledgerPath()); err != nil {
+			return err
 		}
 		s, err := ledger.OpenSQLite(ctx, d.cfg.ledgerPath())
 		d.store = s

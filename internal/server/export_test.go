@@ -22,3 +22,9 @@ func NewReadyCheck(store ledger.Store, temporal client.Client) (check func(conte
 func CheckNotifyWebhooks(cat *tools.Catalog, getenv func(string) string) error {
 	return checkNotifyWebhooks(CoreConfig{Catalog: cat, Getenv: getenv})
 }
+
+// PlatformSecrets exposes the start's reading of the platform agents'
+// secrets.
+func PlatformSecrets(cat *tools.Catalog, getenv func(string) string) (map[string][]byte, error) {
+	return platformSecrets(CoreConfig{Catalog: cat, Getenv: getenv})
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/platform"
+	"github.com/maestro-run/maestro/internal/server"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -567,4 +568,27 @@ func TestPlatformExport(t *testing.T) {
 	requireRefusal(t, err, http.StatusForbidden, mt.CodeSessionForbidden)
 	_, err = e.ops.PlatformExport(e.ctx, "retell", "vapi-agent")
 	requireRefusal(t, err, http.StatusNotFound, mt.CodeNotFound)
+}
+
+// The loader refuses two agents naming one secret variable; at start, two
+// variables holding one secret are refused too, naming both agents, and
+// the secret itself is never in the error.
+func TestPlatformAgentsMustNotShareASecretValue(t *testing.T) {
+	t.Parallel()
+	o := options{}
+	withPlatforms(roomyBudget)(&o)
+	cat, err := tools.Load(o.catalog)
+	require.NoError(t, err)
+	secrets, err := server.PlatformSecrets(cat, o.getenv)
+	require.NoError(t, err)
+	require.Len(t, secrets, 3)
+
+	_, err = server.PlatformSecrets(cat, func(k string) string {
+		if k == "TEST_RETELL_API_KEY" {
+			return platformEnv["TEST_VAPI_SECRET"]
+		}
+		return platformEnv[k]
+	})
+	require.ErrorContains(t, err, `agent "retell-agent": platform.secret_env: TEST_RETELL_API_KEY holds the same secret as agent "vapi-agent"'s platform secret`)
+	require.NotContains(t, err.Error(), platformEnv["TEST_VAPI_SECRET"])
 }

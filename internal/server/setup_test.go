@@ -111,6 +111,9 @@ type options struct {
 	getenv func(string) string
 	// callbacks tunes the callback relay.
 	callbacks callback.Config
+	// productionCallbacks treats callback and control URLs as outside dev
+	// mode: https only, and no loopback host let through.
+	productionCallbacks bool
 	// logs receives the service's log as JSON lines. Optional: discarded.
 	logs *syncbuf.Buffer
 	// postCallBackoff paces post-call delivery attempts; tests keep it
@@ -233,7 +236,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		Transcripts:     o.transcripts,
 
 		Getenv:            o.getenv,
-		LoopbackCallbacks: true,
+		LoopbackCallbacks: !o.productionCallbacks,
 		InsecureCookies:   !o.secureCookies,
 		Callbacks:         o.callbacks,
 		Codec:             testCodec,
