@@ -40,9 +40,13 @@ func requireKey[T any](lookup func(string) (T, bool), key ctxKey, realm, what st
 	}
 }
 
-// agentOnly admits requests carrying a valid agent key.
+// agentOnly admits requests carrying a valid agent key. The key is looked
+// up in the catalog served at the time of each request, so a reload that
+// changes or removes a key ends its access at once.
 func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
-	return requireKey(s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)
+	return func(w http.ResponseWriter, r *http.Request) {
+		requireKey(s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)(w, r)
+	}
 }
 
 // opsOnly admits requests carrying a valid operator key, or made in
