@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -136,12 +138,24 @@ func (c *Console) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		c.renderSignIn(w, r, http.StatusForbidden, "The sign-in form expired or did not come from this console. Enter your key again.")
 		return
 	}
-	op, ok := c.cfg.Catalog.Load().OperatorByKey(strings.TrimSpace(r.PostFormValue("key")))
+	client := c.cfg.Throttle.Client(r)
+	if wait := c.cfg.Throttle.Wait(client); wait > 0 {
+		throttle.RetryAfter(w, wait)
+		c.renderSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf(
+			"Too many sign-ins with a wrong key came from your address, so this one was not checked. Wait %d seconds and try again.", throttle.Seconds(wait)))
+		return
+	}
+	key := strings.TrimSpace(r.PostFormValue("key"))
+	op, ok := c.cfg.Catalog.Load().OperatorByKey(key)
 	if !ok {
+		if key != "" {
+			c.cfg.Throttle.Failed(client, "console sign-in key")
+		}
 		c.cfg.Logger.Warn("console sign-in refused: not an operator key", "remote", r.RemoteAddr)
 		c.renderSignIn(w, r, http.StatusUnauthorized, "That is not an operator key. Check it and try again.")
 		return
 	}
+	c.cfg.Throttle.Succeeded(client)
 	token := newToken()
 	sess := ledger.ConsoleSession{
 		IDHash: hashToken(token), OperatorID: op.ID, CSRFToken: newToken(), KeyBinding: op.KeyBinding(),

@@ -19,6 +19,7 @@ import (
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -145,6 +146,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		CatalogPoll:  cfg.CatalogPoll,
 		Canary:       d.canaryConfig(),
 		Telemetry:    d.telemetry,
+		Throttle:     throttle.Config{TrustedProxies: cfg.TrustedProxies},
 		CheckCatalog: func(cat *tools.Catalog) error {
 			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers))
 		},

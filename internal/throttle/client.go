@@ -1,6 +1,7 @@
 package throttle
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -76,4 +77,26 @@ func RetryAfter(w http.ResponseWriter, wait time.Duration) {
 // Seconds is a wait in whole seconds, rounded up, at least one.
 func Seconds(wait time.Duration) int {
 	return max(int((wait+time.Second-1)/time.Second), 1)
+}
+
+// ParseTrustedProxies reads a comma-separated list of addresses and CIDR
+// prefixes, such as "10.0.0.0/8, 192.0.2.10".
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix such as 10.0.0.0/8", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

@@ -200,3 +200,17 @@ func BenchmarkValidRequest(b *testing.B) {
 		}
 	}
 }
+
+func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
+	got, err := throttle.ParseTrustedProxies(" 10.0.0.0/8, 192.0.2.10 ,,2001:db8::/32")
+	require.NoError(t, err)
+	require.Equal(t, []netip.Prefix{
+		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.10/32"), netip.MustParsePrefix("2001:db8::/32"),
+	}, got)
+	none, err := throttle.ParseTrustedProxies("")
+	require.NoError(t, err)
+	require.Empty(t, none)
+	_, err = throttle.ParseTrustedProxies("10.0.0.0/8, proxy.internal")
+	require.ErrorContains(t, err, `"proxy.internal" is neither an IP address nor a CIDR prefix`)
+}
