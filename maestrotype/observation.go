@@ -92,6 +92,10 @@ const (
 	// CodeBeforeReadFailed: the catalog reads a write's target just before
 	// its effect, that read failed, and the effect was not sent.
 	CodeBeforeReadFailed Code = "before_read_failed"
+	// CodeTooManyAttempts: requests from the caller's address failed the
+	// key check too often, so this one was refused unchecked; Retry-After
+	// says when to try again.
+	CodeTooManyAttempts Code = "too_many_attempts"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

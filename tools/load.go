@@ -474,7 +474,7 @@ func buildAgent(p *problems, row string, af agentFile) *Agent {
 		if err != nil {
 			p.add(row, "api_key_sha256", "%v", err)
 		}
-		a.key, a.hasKey = h, err == nil
+		a.key, a.hasKey = h, err == nil && !refuseWeakKey(p, row, h)
 	}
 	return a
 }
@@ -486,7 +486,7 @@ func buildOperator(p *problems, row string, of operatorFile) *Operator {
 		if err != nil {
 			p.add(row, "api_key_sha256", "%v", err)
 		}
-		o.key, o.hasKey = h, err == nil
+		o.key, o.hasKey = h, err == nil && !refuseWeakKey(p, row, h)
 	}
 	return o
 }

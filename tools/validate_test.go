@@ -20,13 +20,15 @@ session_facts:
   - name: tenant_id
 agents:
   - id: agent
-    api_key_sha256: 8254c329a92850f6d539dd376f4816ee2764517da5e0235514af433164480d7a
+    # sha256 of "validate-test-agent-key"
+    api_key_sha256: 5197ddc500dfd33e2b7703f5b45b17101eb81665fcd50acdb5499ae80b86fd92
     allow: [lookup, notify, book, refund, note]
   - id: after-call
     allow: [notify]
 operators:
   - id: boss
-    api_key_sha256: 65c74c15a686187bb6bbf9958f494fc6b80068034a659a9ad44991b08c58f2d2
+    # sha256 of "validate-test-operator-key"
+    api_key_sha256: 8a279defb542ff98d6af129d1b16c07329e1502872c5ba4e35f70f0c63da0828
     roles: [manager]
 tools:
   - name: lookup

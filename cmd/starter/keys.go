@@ -21,9 +21,13 @@ func newKeysCmd(g *globals) *cobra.Command {
 	newCmd := &cobra.Command{
 		Use:   "new",
 		Short: "Print a fresh random key and the sha256 the catalog stores",
-		Long: "new prints a fresh random key and its sha256. Put the sha256 in the\n" +
-			"catalog's api_key_sha256 for one agent or operator, and give the key only\n" +
-			"to it: the catalog never holds the key itself.",
+		Long: "new prints a fresh random key (32 random bytes) and its sha256. Put the\n" +
+			"sha256 in the catalog's api_key_sha256 for one agent or operator, and give\n" +
+			"the key only to it: the catalog never holds the key itself.\n\n" +
+			"The catalog refuses the hash of a key that can be guessed (rule weak-key):\n" +
+			"the empty key, any key of 1 to 3 printable characters, any all-digit key of\n" +
+			"up to 6 digits, and common passwords. It cannot tell other weak keys from\n" +
+			"strong ones by their hash, so use keys this command makes.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			key, err := newKey(prefix)
@@ -39,7 +43,8 @@ func newKeysCmd(g *globals) *cobra.Command {
 		Short: "Print the sha256 of a key read from stdin",
 		Long: "hash reads one key from stdin (a trailing newline is ignored) and prints\n" +
 			"the sha256 the catalog stores in api_key_sha256, so the key never appears\n" +
-			"on a command line: printf %s \"$KEY\" | starter keys hash",
+			"on a command line: printf %s \"$KEY\" | starter keys hash\n\n" +
+			"The catalog refuses the hash of a short or common key (see keys new).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			key, err := readKey(cmd.InOrStdin())

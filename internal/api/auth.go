@@ -26,10 +26,17 @@ func bearer(r *http.Request) string {
 }
 
 // requireKey admits requests whose bearer key lookup recognises, storing
-// what it found in the request context under key.
-func requireKey[T any](lookup func(string) (T, bool), key ctxKey, realm, what string, next http.HandlerFunc) http.HandlerFunc {
+// what it found in the request context under key. A client that failed
+// too many key checks is refused before its key is looked at.
+func requireKey[T any](s *Server, lookup func(string) (T, bool), key ctxKey, realm, what string, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		v, ok := lookup(bearer(r))
+		client, refused := s.throttled(w, r)
+		if refused {
+			return
+		}
+		presented := bearer(r)
+		v, ok := lookup(presented)
+		s.keyChecked(client, what+" key", presented, ok)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
 			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
@@ -40,9 +47,13 @@ func requireKey[T any](lookup func(string) (T, bool), key ctxKey, realm, what st
 	}
 }
 
-// agentOnly admits requests carrying a valid agent key.
+// agentOnly admits requests carrying a valid agent key. The key is looked
+// up in the catalog served at the time of each request, so a reload that
+// changes or removes a key ends its access at once.
 func (s *Server) agentOnly(next http.HandlerFunc) http.HandlerFunc {
-	return requireKey(s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)
+	return func(w http.ResponseWriter, r *http.Request) {
+		requireKey(s, s.cfg.Catalog.Load().AgentByKey, agentKey, "maestro", "agent", next)(w, r)
+	}
 }
 
 // opsOnly admits requests carrying a valid operator key, or made in
@@ -53,7 +64,7 @@ func (s *Server) opsOnly(next http.HandlerFunc) http.HandlerFunc {
 			next(w, r.WithContext(AsOperator(r.Context(), op)))
 			return
 		}
-		requireKey(s.cfg.Catalog.Load().OperatorByKey, operatorKey, "maestro-ops", "operator", next)(w, r)
+		requireKey(s, s.cfg.Catalog.Load().OperatorByKey, operatorKey, "maestro-ops", "operator", next)(w, r)
 	}
 }
 

@@ -361,8 +361,14 @@ func (s *Server) writeEventResult(w http.ResponseWriter, r *http.Request, sig pl
 // own.
 func (s *Server) handlePlatformExport(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("agent")
-	_, isOps := s.cfg.Catalog.Load().OperatorByKey(bearer(r))
-	self, isAgent := s.cfg.Catalog.Load().AgentByKey(bearer(r))
+	client, refused := s.throttled(w, r)
+	if refused {
+		return
+	}
+	key := bearer(r)
+	_, isOps := s.cfg.Catalog.Load().OperatorByKey(key)
+	self, isAgent := s.cfg.Catalog.Load().AgentByKey(key)
+	s.keyChecked(client, "agent or operator key", key, isOps || isAgent)
 	switch {
 	case !isOps && !isAgent:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)

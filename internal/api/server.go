@@ -17,6 +17,7 @@ import (
 	"github.com/maestro-run/maestro/internal/canary"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/outbox"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -110,6 +111,12 @@ type Config struct {
 	// RunCanary runs the canary now and returns its run ID, for POST
 	// /v1/canary/run. Optional: without it that route answers 404.
 	RunCanary func(context.Context) (string, error)
+	// Throttle counts failed key checks per client address and refuses,
+	// 429 with Retry-After, an address that failed too often; a process
+	// shares one with its MCP endpoint and console, so an address has one
+	// budget. Optional: default one of the API's own with throttle's
+	// default limits.
+	Throttle *throttle.Throttle
 }
 
 // Deliverer makes one attempt at a queued signal and records the outcome;
@@ -137,6 +144,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Replays == nil && c.Store != nil {
 		c.Replays = c.Store
+	}
+	if c.Throttle == nil {
+		c.Throttle = throttle.New(throttle.Config{Logger: c.Logger})
 	}
 	return c
 }

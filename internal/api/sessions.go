@@ -35,16 +35,8 @@ type caller struct {
 // agentOrOps admits the session's agent or any operator.
 func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller, ledger.Session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var c caller
-		if op, ok := s.inProcessOperator(r); ok {
-			c = caller{actor: "operator:" + op.ID, operator: true}
-		} else if op, ok := s.cfg.Catalog.Load().OperatorByKey(bearer(r)); ok {
-			c = caller{actor: "operator:" + op.ID, operator: true}
-		} else if ag, ok := s.cfg.Catalog.Load().AgentByKey(bearer(r)); ok {
-			c = caller{actor: "agent:" + ag.ID, agentID: ag.ID}
-		} else {
-			writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
-				"an agent or operator key is required: send Authorization: Bearer <key>"))
+		c, ok := s.sessionCaller(w, r)
+		if !ok {
 			return
 		}
 		id := r.PathValue("id")
@@ -65,6 +57,32 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 		}
 		next(w, r, c, sess)
 	}
+}
+
+// sessionCaller is the operator signed in in process, or the operator or
+// agent whose key the request carries, under the throttle. It answers the
+// request itself when there is none.
+func (s *Server) sessionCaller(w http.ResponseWriter, r *http.Request) (caller, bool) {
+	if op, ok := s.inProcessOperator(r); ok {
+		return caller{actor: "operator:" + op.ID, operator: true}, true
+	}
+	client, refused := s.throttled(w, r)
+	if refused {
+		return caller{}, false
+	}
+	cat, key := s.cfg.Catalog.Load(), bearer(r)
+	op, isOp := cat.OperatorByKey(key)
+	ag, isAgent := cat.AgentByKey(key)
+	s.keyChecked(client, "agent or operator key", key, isOp || isAgent)
+	switch {
+	case isOp:
+		return caller{actor: "operator:" + op.ID, operator: true}, true
+	case isAgent:
+		return caller{actor: "agent:" + ag.ID, agentID: ag.ID}, true
+	}
+	writeRefusal(w, admission.BadRequest(http.StatusUnauthorized, mt.CodeUnauthorized,
+		"an agent or operator key is required: send Authorization: Bearer <key>"))
+	return caller{}, false
 }
 
 func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request, _ caller, sess ledger.Session) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -31,6 +32,11 @@ type Config struct {
 	// PollInterval is how often the approval queue refreshes itself in the
 	// browser. Optional: default 3s.
 	PollInterval time.Duration
+	// Throttle counts failed sign-ins per client address and refuses an
+	// address that failed too often; share the API's, so an address has
+	// one budget. Optional: default one of the console's own with
+	// throttle's default limits.
+	Throttle *throttle.Throttle
 	// Logger. Optional: default slog.Default().
 	Logger *slog.Logger
 }
@@ -45,6 +51,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Throttle == nil {
+		c.Throttle = throttle.New(throttle.Config{Logger: c.Logger})
 	}
 	return c
 }

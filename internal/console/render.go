@@ -91,7 +91,7 @@ func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int,
 // stays signed in if they were.
 func (c *Console) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	v := view{Title: http.StatusText(status), Problem: msg}
-	if sess, op, ok := c.session(r); ok {
+	if sess, op, state := c.session(r); state == sessionLive {
 		v.Op, v.CSRF = op, sess.CSRFToken
 	}
 	c.renderView(w, r, status, "error.html", v)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -36,8 +38,17 @@ type visit struct {
 // also carry the session's CSRF token.
 func (c *Console) signedIn(next func(http.ResponseWriter, *http.Request, *visit)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		sess, op, ok := c.session(r)
-		if !ok {
+		sess, op, state := c.session(r)
+		switch state {
+		case sessionEnded:
+			c.setCookie(w, sessionCookie, "", -1)
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/console/signin?ended=1&next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			c.renderError(w, r, http.StatusUnauthorized, keyChangedProblem+" Nothing was done.")
+			return
+		case sessionNone:
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/console/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
@@ -54,30 +65,62 @@ func (c *Console) signedIn(next func(http.ResponseWriter, *http.Request, *visit)
 	}
 }
 
+// keyChangedProblem tells an operator why a session they did not sign out
+// of has ended.
+const keyChangedProblem = "Your sign-in ended because your operator key was changed or removed in the catalog. Sign in with your current key."
+
+// sessionState is what a request's console cookie amounts to.
+type sessionState int
+
+const (
+	// sessionNone: no cookie, or one naming no live session.
+	sessionNone sessionState = iota
+	// sessionLive: a live session of an operator who still has the key it
+	// was signed in with.
+	sessionLive
+	// sessionEnded: the session's operator was removed from the catalog,
+	// or given another key; the session has just been deleted.
+	sessionEnded
+)
+
 // session reads the request's live session and its operator, who must
-// still be in the catalog.
-func (c *Console) session(r *http.Request) (ledger.ConsoleSession, *tools.Operator, bool) {
+// still be in the served catalog with the key the session was signed in
+// with: a reload that changes or removes the key ends the session at once.
+func (c *Console) session(r *http.Request) (ledger.ConsoleSession, *tools.Operator, sessionState) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil || ck.Value == "" {
-		return ledger.ConsoleSession{}, nil, false
+		return ledger.ConsoleSession{}, nil, sessionNone
 	}
 	sess, err := c.cfg.Store.ConsoleSessionGet(r.Context(), hashToken(ck.Value))
 	if err != nil {
 		if !errors.Is(err, ledger.ErrNotFound) {
 			c.cfg.Logger.Error("console session unreadable", "err", err)
 		}
-		return ledger.ConsoleSession{}, nil, false
+		return ledger.ConsoleSession{}, nil, sessionNone
 	}
 	op, ok := c.cfg.Catalog.Load().Operator(sess.OperatorID)
-	return sess, op, ok
+	if ok && sameToken(op.KeyBinding(), sess.KeyBinding) {
+		return sess, op, sessionLive
+	}
+	// Deleting is for every other process and the next request; this one
+	// is refused whether or not the ledger answers.
+	if err := c.cfg.Store.ConsoleSessionDelete(r.Context(), sess.IDHash); err != nil {
+		c.cfg.Logger.Error("console session not deleted after its key changed", "op", sess.OperatorID, "err", err)
+	}
+	c.cfg.Logger.Warn("console session ended: the operator's key changed or the operator was removed", "op", sess.OperatorID, "operator_in_catalog", ok)
+	return ledger.ConsoleSession{}, nil, sessionEnded
 }
 
 func (c *Console) handleSignInForm(w http.ResponseWriter, r *http.Request) {
-	if _, _, ok := c.session(r); ok {
+	if _, _, state := c.session(r); state == sessionLive {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
-	c.renderSignIn(w, r, http.StatusOK, "")
+	problem := ""
+	if r.URL.Query().Has("ended") {
+		problem = keyChangedProblem
+	}
+	c.renderSignIn(w, r, http.StatusOK, problem)
 }
 
 func (c *Console) renderSignIn(w http.ResponseWriter, r *http.Request, status int, problem string) {
@@ -95,14 +138,29 @@ func (c *Console) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		c.renderSignIn(w, r, http.StatusForbidden, "The sign-in form expired or did not come from this console. Enter your key again.")
 		return
 	}
-	op, ok := c.cfg.Catalog.Load().OperatorByKey(strings.TrimSpace(r.PostFormValue("key")))
+	client := c.cfg.Throttle.Client(r)
+	if wait := c.cfg.Throttle.Wait(client); wait > 0 {
+		throttle.RetryAfter(w, wait)
+		c.renderSignIn(w, r, http.StatusTooManyRequests, fmt.Sprintf(
+			"Too many sign-ins with a wrong key came from your address, so this one was not checked. Wait %d seconds and try again.", throttle.Seconds(wait)))
+		return
+	}
+	key := strings.TrimSpace(r.PostFormValue("key"))
+	op, ok := c.cfg.Catalog.Load().OperatorByKey(key)
 	if !ok {
+		if key != "" {
+			c.cfg.Throttle.Failed(client, "console sign-in key")
+		}
 		c.cfg.Logger.Warn("console sign-in refused: not an operator key", "remote", r.RemoteAddr)
 		c.renderSignIn(w, r, http.StatusUnauthorized, "That is not an operator key. Check it and try again.")
 		return
 	}
+	c.cfg.Throttle.Succeeded(client)
 	token := newToken()
-	sess := ledger.ConsoleSession{IDHash: hashToken(token), OperatorID: op.ID, CSRFToken: newToken(), ExpiresAt: time.Now().Add(c.cfg.SessionTTL)}
+	sess := ledger.ConsoleSession{
+		IDHash: hashToken(token), OperatorID: op.ID, CSRFToken: newToken(), KeyBinding: op.KeyBinding(),
+		ExpiresAt: time.Now().Add(c.cfg.SessionTTL),
+	}
 	if err := c.cfg.Store.ConsoleSessionCreate(r.Context(), sess); err != nil {
 		c.cfg.Logger.Error("console sign-in failed", "op", op.ID, "err", err)
 		c.renderSignIn(w, r, http.StatusServiceUnavailable, "The ledger did not answer, so you are not signed in. Try again in a moment.")

@@ -16,8 +16,12 @@ type ConsoleSession struct {
 	OperatorID string
 	// CSRFToken is echoed in every form the session posts.
 	CSRFToken string
-	CreatedAt time.Time
-	ExpiresAt time.Time
+	// KeyBinding names the operator key the session was signed in with
+	// (see tools.Operator.KeyBinding): the session holds only while the
+	// served catalog still gives the operator that key.
+	KeyBinding string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
 }
 
 // consolePruneBatch bounds the expired sessions one sign-in deletes, so
@@ -27,15 +31,15 @@ const consolePruneBatch = 100
 
 func (l *ledger) ConsoleSessionCreate(ctx context.Context, s ConsoleSession) error {
 	switch {
-	case s.IDHash == "" || s.OperatorID == "" || s.CSRFToken == "":
-		return errors.New("error creating a console session: the ID hash, operator and CSRF token are required")
+	case s.IDHash == "" || s.OperatorID == "" || s.CSRFToken == "" || s.KeyBinding == "":
+		return errors.New("error creating a console session: the ID hash, operator, CSRF token and key binding are required")
 	case s.ExpiresAt.IsZero():
 		return errors.New("error creating a console session: an expiry is required")
 	}
 	if _, err := l.db.ExecContext(ctx, l.query("ConsoleSessionPrune"), consolePruneBatch); err != nil {
 		return fmt.Errorf("error deleting expired console sessions: %w", err)
 	}
-	if _, err := l.db.ExecContext(ctx, l.query("ConsoleSessionInsert"), s.IDHash, s.OperatorID, s.CSRFToken, l.timeArg(s.ExpiresAt)); err != nil {
+	if _, err := l.db.ExecContext(ctx, l.query("ConsoleSessionInsert"), s.IDHash, s.OperatorID, s.CSRFToken, l.timeArg(s.ExpiresAt), s.KeyBinding); err != nil {
 		return fmt.Errorf("error creating a console session: %w", err)
 	}
 	return nil
@@ -44,7 +48,7 @@ func (l *ledger) ConsoleSessionCreate(ctx context.Context, s ConsoleSession) err
 func (l *ledger) ConsoleSessionGet(ctx context.Context, idHash string) (ConsoleSession, error) {
 	s := ConsoleSession{IDHash: idHash}
 	err := l.conn.QueryRowContext(ctx, l.query("ConsoleSessionGet"), idHash).
-		Scan(&s.OperatorID, &s.CSRFToken, timeCol{&s.CreatedAt}, timeCol{&s.ExpiresAt})
+		Scan(&s.OperatorID, &s.CSRFToken, timeCol{&s.CreatedAt}, timeCol{&s.ExpiresAt}, &s.KeyBinding)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return ConsoleSession{}, ErrNotFound

@@ -40,6 +40,7 @@ var allMigrations = []appliedMigration{
 	{Version: 17, Name: "canary"},
 	{Version: 18, Name: "state_reads"},
 	{Version: 19, Name: "approval_notifications"},
+	{Version: 20, Name: "console_session_key"},
 }
 
 func TestMigrate(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/maestro-run/maestro/internal/inprocess"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -46,6 +47,11 @@ type Config struct {
 	// canary): it is left out of the tool list until it is offered again.
 	// Optional: default none withheld.
 	Withheld func(*tools.Tool) bool
+	// Throttle counts failed key checks per client address and refuses
+	// an address that failed too often; share the API's, so an address
+	// has one budget. Optional: default one of the endpoint's own with
+	// throttle's default limits.
+	Throttle *throttle.Throttle
 }
 
 // Handler is the MCP endpoint.
@@ -66,6 +72,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Throttle == nil {
+		cfg.Throttle = throttle.New(throttle.Config{Logger: cfg.Logger})
 	}
 	h := &Handler{
 		cfg:     cfg,
@@ -125,7 +134,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
-	if _, ok := h.agent(r.Header.Get("Authorization")); !ok {
+	client := h.cfg.Throttle.Client(r)
+	if wait := h.cfg.Throttle.Wait(client); wait > 0 {
+		throttle.RetryAfter(w, wait)
+		http.Error(w, fmt.Sprintf("Too many requests with a wrong key came from this address; this one was not checked. Try again in %d s.", throttle.Seconds(wait)), http.StatusTooManyRequests)
+		return
+	}
+	token, presented := bearerToken(r.Header.Get("Authorization"))
+	_, ok := h.cfg.Catalog.Load().AgentByKey(token)
+	switch {
+	case ok:
+		h.cfg.Throttle.Succeeded(client)
+	case presented:
+		h.cfg.Throttle.Failed(client, "MCP agent key")
+	}
+	if !ok {
 		// The SDK answers 401 without a challenge unless OAuth metadata is
 		// configured; RFC 9110 wants one.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)
@@ -133,14 +156,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(w, r)
 }
 
-// agent returns the agent whose key an Authorization header carries,
-// parsed as the SDK's middleware parses it.
-func (h *Handler) agent(authorization string) (*tools.Agent, bool) {
+// bearerToken is the token an Authorization header carries, parsed as the
+// SDK's middleware parses it, and whether there is one.
+func bearerToken(authorization string) (string, bool) {
 	f := strings.Fields(authorization)
 	if len(f) != 2 || !strings.EqualFold(f[0], "bearer") {
-		return nil, false
+		return "", false
 	}
-	return h.cfg.Catalog.Load().AgentByKey(f[1])
+	return f[1], true
 }
 
 // keyExtra is where the verified key travels in a request's token info, so

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 )
 
@@ -124,6 +126,13 @@ type Config struct {
 	// may call the codec endpoint (MAESTRO_CODEC_CORS_ORIGIN). Optional:
 	// default none.
 	CodecOrigin string
+	// TrustedProxies are the reverse proxies in front of maestro whose
+	// X-Forwarded-For names the client that failed key checks are counted
+	// against (MAESTRO_TRUSTED_PROXIES: comma-separated addresses and CIDR
+	// prefixes). Optional: default none, so the client is the connection's
+	// peer and X-Forwarded-For is ignored; behind a proxy that is not
+	// listed, every client shares the proxy's budget.
+	TrustedProxies []netip.Prefix
 	// DependencyTimeout is how long start-up waits, in all, for PostgreSQL
 	// and Temporal to answer: in compose or Kubernetes they often come up
 	// after maestro. Optional: default 2m.
@@ -329,6 +338,11 @@ func FromEnv() Config {
 		c.CanaryEvery = d
 	}
 	c.Telemetry = telemetry.FromEnv(os.Getenv)
+	proxies, err := throttle.ParseTrustedProxies(os.Getenv("MAESTRO_TRUSTED_PROXIES"))
+	if err != nil {
+		c.envErrs = append(c.envErrs, fmt.Errorf("MAESTRO_TRUSTED_PROXIES: %w", err))
+	}
+	c.TrustedProxies = proxies
 	if v := os.Getenv("TEMPORAL_TLS"); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/maestro-run/maestro/internal/privatefs"
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -151,6 +152,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		CatalogPoll:  cfg.CatalogPoll,
 		Canary:       d.canaryConfig(),
 		Telemetry:    d.telemetry,
+		Throttle:     throttle.Config{TrustedProxies: cfg.TrustedProxies},
 		CheckCatalog: func(cat *tools.Catalog) error {
 			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers))
 		},

@@ -157,3 +157,11 @@ func TestPostgresLedgerRunsAsTheServiceRole(t *testing.T) {
 		require.Equal(t, want, got, "%s on approval_events", privilege)
 	}
 }
+
+func TestBadTrustedProxiesAreRefusedAtStart(t *testing.T) {
+	t.Setenv("MAESTRO_TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal")
+	cfg := server.FromEnv()
+	cfg.Dev, cfg.DataDir, cfg.Logger = true, t.TempDir(), slog.New(slog.DiscardHandler)
+	_, err := server.Start(t.Context(), cfg)
+	require.ErrorContains(t, err, `MAESTRO_TRUSTED_PROXIES: "proxy.internal" is neither an IP address nor a CIDR prefix`)
+}

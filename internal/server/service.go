@@ -30,6 +30,7 @@ import (
 	"github.com/maestro-run/maestro/internal/mcp"
 	"github.com/maestro-run/maestro/internal/outbox"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -127,6 +128,10 @@ type CoreConfig struct {
 	CatalogPoll time.Duration
 	// Canary configures the reality canary: see canary.go. Optional.
 	Canary CanaryConfig
+	// Throttle limits failed key checks per client address, shared by
+	// the API, the MCP endpoint and the console's sign-in. Optional: see
+	// throttle.Config for the defaults; Logger defaults to this Logger.
+	Throttle throttle.Config
 	// Telemetry serves /metrics, times provider calls and, when it
 	// traces, makes a span of each request; the Temporal client should
 	// have been made with its ClientOptions. Optional: default metrics
@@ -389,6 +394,11 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	if err != nil {
 		return nil, nil, err
 	}
+	limits := cfg.Throttle
+	if limits.Logger == nil {
+		limits.Logger = cfg.Logger
+	}
+	guesses := throttle.New(limits)
 	srv, err := api.New(api.Config{
 		Store: cfg.Store, Catalog: s.live, Gate: gate, Temporal: cfg.Temporal, Reconciler: acts, Finalizer: acts,
 		WaitTimeout: cfg.WaitTimeout, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger, Answers: acts.Answers(),
@@ -397,15 +407,16 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 		Codec: payloadCodec(cfg.Codec), CodecOrigin: cfg.CodecOrigin,
 		ReloadCatalog: s.reloadHandler(),
 		Canary:        s.canary, RunCanary: s.runCanary(cfg.Temporal, cfg.TaskQueue),
+		Throttle: guesses,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Withheld: s.canary.Withheld})
+	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Withheld: s.canary.Withheld, Throttle: guesses})
 	if err != nil {
 		return nil, nil, err
 	}
-	ops, err := console.New(console.Config{API: srv, Catalog: s.live, Store: cfg.Store, InsecureCookies: cfg.InsecureCookies, Logger: cfg.Logger})
+	ops, err := console.New(console.Config{API: srv, Catalog: s.live, Store: cfg.Store, InsecureCookies: cfg.InsecureCookies, Logger: cfg.Logger, Throttle: guesses})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/syncbuf"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/throttle"
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -135,6 +136,8 @@ type options struct {
 	// telemetry, when set, is the process's telemetry; it gets its own
 	// Temporal client, made with the telemetry's client options.
 	telemetry *telemetry.Telemetry
+	// throttle limits failed key checks; tests set its clock.
+	throttle throttle.Config
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
@@ -245,6 +248,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		CatalogPoll:       o.catalogPoll,
 		Canary:            server.CanaryConfig{Reader: sins.Reader(), Services: sins.HTTPServices()},
 		Telemetry:         o.telemetry,
+		Throttle:          o.throttle,
 	})
 	require.NoError(t, err)
 	var stopOnce sync.Once

@@ -1,12 +1,12 @@
 -- Console sessions: signed-in operators of the browser console.
 
 -- name: ConsoleSessionInsert
-INSERT INTO console_sessions (id_hash, operator_id, csrf_token, expires_at)
-VALUES ($1, $2, $3, $4);
+INSERT INTO console_sessions (id_hash, operator_id, csrf_token, expires_at, key_binding)
+VALUES ($1, $2, $3, $4, $5);
 
 -- name: ConsoleSessionGet
 -- A session past its expiry reads as absent.
-SELECT operator_id, csrf_token, created_at, expires_at
+SELECT operator_id, csrf_token, created_at, expires_at, key_binding
 FROM console_sessions
 WHERE id_hash = $1 AND expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
 
