@@ -28,6 +28,23 @@ const (
 	PermVouchFacts Permission = "vouch_facts"
 )
 
+// Action says in words what the permission lets an operator do.
+func (p Permission) Action() string {
+	switch p {
+	case PermDecodePayloads:
+		return "decrypt workflow payloads"
+	case PermReloadCatalog:
+		return "reload the catalog"
+	case PermRunCanary:
+		return "run the canary"
+	case PermSettleReconciliations:
+		return "settle a held effect by hand"
+	case PermVouchFacts:
+		return "vouch for session facts"
+	}
+	return string(p)
+}
+
 // permissions lists every permission, in the order documented.
 var permissions = []Permission{PermDecodePayloads, PermReloadCatalog, PermRunCanary, PermSettleReconciliations, PermVouchFacts}
 

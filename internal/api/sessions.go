@@ -30,6 +30,7 @@ type caller struct {
 	actor    string
 	agentID  string // set for agents
 	operator bool
+	op       *tools.Operator // set for operators
 }
 
 // agentOrOps admits the session's agent or any operator.
@@ -37,9 +38,9 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 	return func(w http.ResponseWriter, r *http.Request) {
 		var c caller
 		if op, ok := s.inProcessOperator(r); ok {
-			c = caller{actor: "operator:" + op.ID, operator: true}
+			c = caller{actor: "operator:" + op.ID, operator: true, op: op}
 		} else if op, ok := s.cfg.Catalog.Load().OperatorByKey(bearer(r)); ok {
-			c = caller{actor: "operator:" + op.ID, operator: true}
+			c = caller{actor: "operator:" + op.ID, operator: true, op: op}
 		} else if ag, ok := s.cfg.Catalog.Load().AgentByKey(bearer(r)); ok {
 			c = caller{actor: "agent:" + ag.ID, agentID: ag.ID}
 		} else {
@@ -237,12 +238,24 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller,
 // maxFactBytes bounds a fact's value: facts are phone numbers and IDs.
 const maxFactBytes = 512
 
-// handleSetFact records a fact an operator vouches for. Unlike what an
-// agent states in session_context, an auto-approval rule may rest on it.
+// handleSetFact records a fact an operator vouches for, under their name.
+// Unlike what an agent states in session_context, an auto-approval rule
+// may rest on it, but only while that operator holds the authority the
+// rule grants (see approval.Policy.Vouches).
 func (s *Server) handleSetFact(w http.ResponseWriter, r *http.Request, c caller, sess ledger.Session) {
 	if !c.operator {
 		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeNotApprover,
 			"only an operator may vouch for a session fact; agents state facts in the first call's session_context"))
+		return
+	}
+	if ref := s.checkPermission(r, c.op, tools.PermVouchFacts); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	vouched, err := mt.OperatorVouched(c.op.ID)
+	if err != nil {
+		// The catalog admits operator IDs the provenance cannot carry.
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest, "this operator cannot vouch: "+err.Error()))
 		return
 	}
 	var body apitype.FactRequest
@@ -264,7 +277,7 @@ func (s *Server) handleSetFact(w http.ResponseWriter, r *http.Request, c caller,
 		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeSessionEnded, "session "+sess.ID+" has ended"))
 		return
 	}
-	got, err := s.cfg.Store.SessionFactSet(r.Context(), sess.ID, name, mt.Fact{Value: body.Value, Provenance: mt.ProvenanceOperator})
+	got, err := s.cfg.Store.SessionFactSet(r.Context(), sess.ID, name, mt.Fact{Value: body.Value, Provenance: vouched})
 	if err != nil {
 		s.cfg.Logger.Error("could not set a session fact", "session", sess.ID, "fact", name, "err", err)
 		writeRefusal(w, unavailableRefusal())
