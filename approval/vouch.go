@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
@@ -26,43 +27,17 @@ func (p Policy) countsFact(pv mt.Provenance) bool {
 	return id != "" && p.Vouches != nil && p.Vouches(id)
 }
 
-// RestedOn is the detail of an auto-approval event: the facts the rule
-// read, each with whose word it is, so the log names the operator whose
-// vouch let a call through without a human.
-type RestedOn struct {
-	Facts []RestedFact `json:"rested_on"`
-}
-
-// RestedFact is one fact an auto-approval read.
-type RestedFact struct {
-	Fact       string        `json:"fact"`
-	Value      string        `json:"value"`
-	Provenance mt.Provenance `json:"provenance"`
-}
-
-// VouchedBy lists the provenances of operator-vouched facts, in fact
-// order: who, beside the rule, answers for the decision.
-func (r RestedOn) VouchedBy() []mt.Provenance {
-	var out []mt.Provenance
-	for _, f := range r.Facts {
-		if f.Provenance.Operator() != "" && !slices.Contains(out, f.Provenance) {
-			out = append(out, f.Provenance)
-		}
-	}
-	return out
-}
-
 // restedOn is the decision detail of a request the policy's rule
 // approved: the facts it was shown and reads. Nil when it read none.
 func restedOn(sess ledger.Session, p Policy) (json.RawMessage, error) {
 	shown := sess.FactsTrusted(p.countsFact)
-	var r RestedOn
+	var r apitype.RestedOn
 	for _, name := range slices.Sorted(maps.Keys(shown)) {
 		if !p.Condition.ReadsFact(name) {
 			continue
 		}
 		f, _ := sess.Fact(name)
-		r.Facts = append(r.Facts, RestedFact{Fact: name, Value: f.Value, Provenance: f.Provenance})
+		r.Facts = append(r.Facts, apitype.RestedFact{Fact: name, Value: f.Value, Provenance: f.Provenance})
 	}
 	if len(r.Facts) == 0 {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/approval/rule"
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -92,22 +93,12 @@ func TestOpenCountsAVouchOnlyFromWhoeverHoldsTheAuthority(t *testing.T) {
 			}
 			require.Equal(t, ledger.ApprovalAutoApproved, got.Status)
 			require.Equal(t, "rule:args.to == session.caller_number", got.DecidedBy)
-			var detail RestedOn
+			var detail apitype.RestedOn
 			require.NoError(t, json.Unmarshal(got.DecisionDetail, &detail))
-			require.Equal(t, []RestedFact{{Fact: "caller_number", Value: number, Provenance: tt.provenance}}, detail.Facts,
+			require.Equal(t, []apitype.RestedFact{{Fact: "caller_number", Value: number, Provenance: tt.provenance}}, detail.Facts,
 				"only the fact the rule reads, with whose word it is")
 		})
 	}
-}
-
-func TestRestedOnNamesEachVouchingOperatorOnce(t *testing.T) {
-	t.Parallel()
-	r := RestedOn{Facts: []RestedFact{
-		{Fact: "caller_number", Provenance: "operator:demo-manager"},
-		{Fact: "tenant_id", Provenance: "platform-signed:twilio"},
-		{Fact: "unit", Provenance: "operator:demo-manager"},
-	}}
-	require.Equal(t, []mt.Provenance{"operator:demo-manager"}, r.VouchedBy())
 }
 
 func TestOpenWithoutAVoucherListCountsNoOperator(t *testing.T) {

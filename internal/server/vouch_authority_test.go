@@ -8,7 +8,6 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
-	"github.com/maestro-run/maestro/approval"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -82,9 +81,9 @@ func TestAManagersVouchAutoApprovesAndTheLogNamesThem(t *testing.T) {
 		}
 	}
 	require.NotNil(t, decided, "%+v", apr.Events)
-	var rested approval.RestedOn
+	var rested apitype.RestedOn
 	require.NoError(t, json.Unmarshal(decided.Detail, &rested))
-	require.Equal(t, []approval.RestedFact{{Fact: "caller_number", Value: caller, Provenance: "operator:demo-manager"}}, rested.Facts)
+	require.Equal(t, []apitype.RestedFact{{Fact: "caller_number", Value: caller, Provenance: "operator:demo-manager"}}, rested.Facts)
 
 	// The same number vouched for by the clerk instead no longer counts.
 	_, err = apiclient.New(e.url, clerkKey, apiclient.Options{}).SetFact(e.ctx, e.session, "caller_number", caller)
