@@ -151,3 +151,14 @@ func refusalLogged(t *testing.T, log, perm string) bool {
 	}
 	return false
 }
+
+// withPermission grants perm to roles in the catalog setup loads; apply
+// it after any option that replaces the catalog.
+func withPermission(perm tools.Permission, roles string) func(*options) {
+	return func(o *options) {
+		if o.catalog == nil {
+			o.catalog = tools.DemoCatalogYAML
+		}
+		o.catalog = []byte(strings.Replace(string(o.catalog), "\ntools:\n", "\npermissions:\n  "+string(perm)+": ["+roles+"]\n\ntools:\n", 1))
+	}
+}
