@@ -27,6 +27,12 @@ type Policy struct {
 	// TrustsFact reports whether Condition may rest on a fact of a
 	// provenance.
 	TrustsFact func(mt.Provenance) bool
+	// Vouches reports whether the operator with this ID, as the current
+	// catalog has them, may vouch for the facts Condition rests on: an
+	// operator's fact is an approval in disguise, so it counts only from
+	// someone holding the authority it grants. Optional: default nil, and
+	// no operator's fact counts.
+	Vouches func(operatorID string) bool
 
 	Effect        mt.Effect
 	Reversibility mt.Reversibility
@@ -70,11 +76,16 @@ func Open(ctx context.Context, store Requests, inv ledger.Invocation, args map[s
 	// The rule sees only the facts whose source it trusts: a fact the agent
 	// merely stated is absent, so a rule reading it does not fire and the
 	// call goes to a human.
+	// A fact an operator vouched for is seen only if that operator may
+	// vouch for this tool's facts.
 	if policy.Condition != nil && policy.Effect != mt.EffectMoney &&
-		policy.Condition.Approves(args, sessionFacts(inv.SessionID, sess.FactsTrusted(policy.TrustsFact))) {
+		policy.Condition.Approves(args, sessionFacts(inv.SessionID, sess.FactsTrusted(policy.countsFact))) {
 		req.Status = ledger.ApprovalAutoApproved
 		req.DecidedBy = "rule:" + policy.Condition.String()
 		req.DecidedAt = &now
+		if req.DecisionDetail, err = restedOn(sess, policy); err != nil {
+			return ledger.ApprovalRequest{}, err
+		}
 	}
 	apr, err := store.ApprovalRequestInsert(ctx, req)
 	if err != nil {

@@ -39,8 +39,11 @@ const (
 	CodeApprovalExpired     Code = "approval_token_expired"
 	CodeApprovalClosed      Code = "approval_closed"
 	CodeNotApprover         Code = "not_approver"
-	CodeSessionHalted       Code = "session_halted"
-	CodeSessionEnded        Code = "session_ended"
+	// CodeNotPermitted: the operator holds none of the roles the
+	// catalog's permissions name for the action.
+	CodeNotPermitted  Code = "not_permitted"
+	CodeSessionHalted Code = "session_halted"
+	CodeSessionEnded  Code = "session_ended"
 	// CodeSessionAwaitingApproval: a write was refused because one of the
 	// session's irreversible or money calls waits for a human; the
 	// observation names the approval request.

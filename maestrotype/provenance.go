@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Provenance says who vouches for a session fact. Auto-approval rests only
@@ -15,8 +16,17 @@ const (
 	// ProvenanceAgentDeclared is a fact the agent runtime stated in a
 	// request's session_context.
 	ProvenanceAgentDeclared Provenance = "agent-declared"
-	// ProvenanceOperator is a fact an operator set.
+	// ProvenanceOperator is the kind of a fact an operator set, as a rule
+	// lists it. The fact itself records which operator: see
+	// OperatorVouched. A bare "operator" names nobody; it is what facts
+	// set before operators were named carry.
 	ProvenanceOperator Provenance = "operator"
+	// operatorPrefix starts a fact an operator vouched for; the operator's
+	// ID follows.
+	operatorPrefix = string(ProvenanceOperator) + ":"
+	// maxOperatorIDLen bounds the ID a provenance names, as identifiers
+	// are bounded elsewhere.
+	maxOperatorIDLen = 200
 	// platformSignedPrefix starts a fact a platform signed (a telephony
 	// provider's verified webhook); the platform's name follows.
 	platformSignedPrefix = "platform-signed:"
@@ -32,16 +42,46 @@ func PlatformSigned(platform string) (Provenance, error) {
 	return Provenance(platformSignedPrefix + platform), nil
 }
 
+// OperatorVouched is the provenance of a fact the operator with this ID
+// vouched for. Whether it counts for a rule depends on the roles that
+// operator holds when the rule is evaluated, so the ID is kept.
+func OperatorVouched(id string) (Provenance, error) {
+	if id == "" || len(id) > maxOperatorIDLen || strings.ContainsFunc(id, unicode.IsControl) {
+		return "", fmt.Errorf("operator ID %q must be 1-%d characters with no control characters", id, maxOperatorIDLen)
+	}
+	return Provenance(operatorPrefix + id), nil
+}
+
 // ParseProvenance reads a provenance as the catalog and the ledger spell
-// it: agent-declared, operator or platform-signed:<platform>.
+// it: agent-declared, operator, operator:<id> or platform-signed:<platform>.
 func ParseProvenance(s string) (Provenance, error) {
 	switch p := Provenance(s); {
 	case p == ProvenanceAgentDeclared, p == ProvenanceOperator:
 		return p, nil
+	case strings.HasPrefix(s, operatorPrefix):
+		return OperatorVouched(strings.TrimPrefix(s, operatorPrefix))
 	case strings.HasPrefix(s, platformSignedPrefix):
 		return PlatformSigned(strings.TrimPrefix(s, platformSignedPrefix))
 	}
-	return "", fmt.Errorf("unknown provenance %q: use agent-declared, operator or platform-signed:<platform>", s)
+	return "", fmt.Errorf("unknown provenance %q: use agent-declared, operator, operator:<id> or platform-signed:<platform>", s)
+}
+
+// Kind is the provenance as an auto-approval rule lists it: operator for
+// any operator's fact, the provenance itself otherwise.
+func (p Provenance) Kind() Provenance {
+	if p.Operator() != "" {
+		return ProvenanceOperator
+	}
+	return p
+}
+
+// Operator is the ID of the operator who vouched for a fact, or "" when
+// the provenance names none (a bare "operator" included).
+func (p Provenance) Operator() string {
+	if after, ok := strings.CutPrefix(string(p), operatorPrefix); ok {
+		return after
+	}
+	return ""
 }
 
 // Platform is the signing platform of a platform-signed provenance, or "".
@@ -56,7 +96,7 @@ func (p Provenance) Platform() string {
 // the catalog names none: an operator, or any platform that signs. Never
 // the agent's own word.
 func DefaultTrustedProvenances(p Provenance) bool {
-	return p == ProvenanceOperator || p.Platform() != ""
+	return p.Kind() == ProvenanceOperator || p.Platform() != ""
 }
 
 // Fact is one session fact with who vouches for it.

@@ -18,6 +18,9 @@ type Catalog struct {
 	// sessionFacts is the contract of what a session may carry: see
 	// SessionFact.
 	sessionFacts []SessionFact
+	// permissions are the roles the catalog names for each permission it
+	// sets; the rest keep their defaults.
+	permissions map[Permission][]string
 }
 
 // Hash returns the hex sha256 of the catalog file, recorded next to the

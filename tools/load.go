@@ -35,6 +35,10 @@ type (
 		PostCall *postCallFile `yaml:"postcall"`
 		// SessionFacts declares what a session's context may carry.
 		SessionFacts []sessionFactFile `yaml:"session_facts"`
+		// Permissions name the roles that may take each operator action
+		// beside deciding approvals: see permissions.go. Optional: default
+		// defaultPermissionRoles.
+		Permissions map[string][]string `yaml:"permissions"`
 	}
 	agentFile struct {
 		ID           string   `yaml:"id"`
@@ -104,6 +108,9 @@ type (
 		// NotifyFields names the arguments a notification shows (the
 		// amount, the recipient).
 		NotifyFields []string `yaml:"notify_fields"`
+		// VouchRoles are roles beside approver_role whose holders' facts
+		// the rule may rest on.
+		VouchRoles []string `yaml:"vouch_roles"`
 	}
 	compensationFile struct {
 		Tool    string            `yaml:"tool"`
@@ -180,6 +187,7 @@ func Load(data []byte) (*Catalog, error) {
 	if f.PostCall != nil {
 		c.postCall = buildPostCall(p, *f.PostCall)
 	}
+	c.permissions = buildPermissions(p, f.Permissions)
 	for _, sf := range f.SessionFacts {
 		c.sessionFacts = append(c.sessionFacts, SessionFact(sf))
 	}
@@ -193,6 +201,7 @@ func Load(data []byte) (*Catalog, error) {
 	v.descriptions(rows)
 	v.operators()
 	v.roles()
+	v.permissionsSection()
 	v.uniqueKeys()
 	v.postCall()
 	if err := p.err(); err != nil {
@@ -411,6 +420,7 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 		OnTimeout:       OnTimeout(af.OnTimeout),
 		AutoApproveWhen: strings.TrimSpace(af.AutoApproveWhen),
 		NotifyFields:    af.NotifyFields,
+		VouchRoles:      af.VouchRoles,
 	}
 	if af.Timeout != "" {
 		d, err := time.ParseDuration(af.Timeout)
@@ -441,6 +451,11 @@ func buildApproval(p *problems, row string, af approvalFile) *Approval {
 			pv, err := maestrotype.ParseProvenance(s)
 			if err != nil {
 				p.add(row, fmt.Sprintf("approval.auto_approve_provenance[%d]", i), "%v", err)
+				continue
+			}
+			if pv.Operator() != "" {
+				p.add(row, fmt.Sprintf("approval.auto_approve_provenance[%d]", i),
+					"%q names one operator: list the kind %q, and name who may vouch with approver_role and vouch_roles", s, maestrotype.ProvenanceOperator)
 				continue
 			}
 			a.Provenance = append(a.Provenance, pv)

@@ -99,6 +99,12 @@ type Approval struct {
 	// shows, in order (the amount, the recipient). Optional: default a
 	// compact summary of every argument.
 	NotifyFields []string
+	// VouchRoles are roles, beside ApproverRole, whose holders' vouched
+	// facts the rule may rest on. A vouch grants what an approval would,
+	// so an operator's fact counts only from someone holding one of
+	// these or the approver role. Optional: default none, so only the
+	// approver role.
+	VouchRoles []string
 }
 
 // TrustsFact reports whether the rule may rest on a fact of provenance p.
@@ -109,7 +115,7 @@ func (a *Approval) TrustsFact(p maestrotype.Provenance) bool {
 	if a.Provenance == nil {
 		return maestrotype.DefaultTrustedProvenances(p)
 	}
-	return slices.Contains(a.Provenance, p)
+	return slices.Contains(a.Provenance, p.Kind())
 }
 
 // AutoApproveOnTimeout reports whether a request nobody decided in time is

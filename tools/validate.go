@@ -132,6 +132,7 @@ func (v *validator) tool(row string, t *Tool) {
 	v.connector(row, t)
 	v.receipt(row, t)
 	v.approval(row, t)
+	v.vouchRoles(row, t)
 	v.compensation(row, t)
 	v.stateReads(row, t)
 	v.onUnknown(row, t)

@@ -225,6 +225,27 @@ func TestLoadRefusesNamingRowAndField(t *testing.T) {
 		{"fact provenance without a rule", func(d catalogDoc) {
 			d.sub("refund", "approval")["auto_approve_provenance"] = []any{"operator"}
 		}, `tools[4] "refund"`, "approval.auto_approve_provenance"},
+		{"fact provenance naming one operator", func(d catalogDoc) {
+			d.sub("notify", "approval")["auto_approve_provenance"] = []any{"operator:boss"}
+		}, `tools[1] "notify"`, "approval.auto_approve_provenance[0]"},
+		{"vouch roles without a rule", func(d catalogDoc) {
+			d.sub("refund", "approval")["vouch_roles"] = []any{"manager"}
+		}, `tools[4] "refund"`, "approval.vouch_roles"},
+		{"empty vouch roles", func(d catalogDoc) {
+			d.sub("notify", "approval")["vouch_roles"] = []any{}
+		}, `tools[1] "notify"`, "approval.vouch_roles"},
+		{"vouch role nobody holds", func(d catalogDoc) {
+			d.sub("notify", "approval")["vouch_roles"] = []any{"manager", "clerk"}
+		}, `tools[1] "notify"`, "approval.vouch_roles[1]"},
+		{"unknown permission", func(d catalogDoc) {
+			d["permissions"] = map[string]any{"reload_catalog": []any{"manager"}, "drop_ledger": []any{"manager"}}
+		}, "permissions", "drop_ledger"},
+		{"permission granted to nobody", func(d catalogDoc) {
+			d["permissions"] = map[string]any{"decode_payloads": []any{}}
+		}, "permissions", "decode_payloads"},
+		{"permission for a role nobody holds", func(d catalogDoc) {
+			d["permissions"] = map[string]any{"run_canary": []any{"manager", "sre"}}
+		}, "permissions", "run_canary[1]"},
 		{"gated write without approver or condition", func(d catalogDoc) { delete(d.tool("notify"), "approval") }, `tools[1] "notify"`, "approval"},
 		{"gated write with empty approval", func(d catalogDoc) {
 			d.tool("notify")["approval"] = map[string]any{"timeout": "10m"}

@@ -17,6 +17,10 @@ import (
 type Condition struct {
 	src string
 	prg cel.Program
+	// reads are the session facts the condition reads by name; readsAll
+	// is set when it reads session some other way.
+	reads    []string
+	readsAll bool
 }
 
 var conditionEnv = func() *cel.Env {
@@ -43,7 +47,8 @@ func Compile(src string) (*Condition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error planning condition %q: %w", src, err)
 	}
-	return &Condition{src: src, prg: prg}, nil
+	reads, all := sessionReads(ast)
+	return &Condition{src: src, prg: prg, reads: reads, readsAll: all}, nil
 }
 
 // String is the rule's source; it is logged as the actor of an

@@ -49,3 +49,32 @@ func TestCompileRefusesBadRules(t *testing.T) {
 	_, err = Compile(`caller == "x"`)
 	require.Error(t, err, "undeclared variable")
 }
+
+func TestConditionKnowsWhichFactsItReads(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		src   string
+		reads []string
+		not   []string
+	}{
+		{`args.to == session.caller_number`, []string{"caller_number"}, []string{"tenant_id"}},
+		{`has(session.tenant_id) && args.tenant_id == session.tenant_id`, []string{"tenant_id"}, []string{"caller_number"}},
+		{`true`, nil, []string{"caller_number"}},
+		{`args.to == session["caller_number"]`, []string{"caller_number", "tenant_id"}, nil},
+		{`"caller_number" in session`, []string{"caller_number", "tenant_id"}, nil},
+		{`args.list.exists(session, session == "x")`, []string{"caller_number"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			t.Parallel()
+			c, err := Compile(tt.src)
+			require.NoError(t, err)
+			for _, name := range tt.reads {
+				require.True(t, c.ReadsFact(name), name)
+			}
+			for _, name := range tt.not {
+				require.False(t, c.ReadsFact(name), name)
+			}
+		})
+	}
+}

@@ -138,9 +138,23 @@ func printEvents(w io.Writer, events []apitype.ApprovalEvent) error {
 		if e.ArgsHashAfter != "" {
 			hashes = short(e.ArgsHashBefore) + " → " + short(e.ArgsHashAfter)
 		}
-		row(tw, "  "+e.At.Format("15:04:05.000"), e.Kind, e.Actor, hashes)
+		row(tw, "  "+e.At.Format("15:04:05.000"), e.Kind, e.Actor, hashes+restedOn(e.Detail))
 	}
 	return tw.Flush()
+}
+
+// restedOn names the facts an auto-approval rested on and who vouched for
+// each; empty for any other event.
+func restedOn(detail json.RawMessage) string {
+	var r apitype.RestedOn
+	if len(detail) == 0 || json.Unmarshal(detail, &r) != nil || len(r.Facts) == 0 {
+		return ""
+	}
+	parts := make([]string, len(r.Facts))
+	for i, f := range r.Facts {
+		parts[i] = fmt.Sprintf("%s = %s vouched for by %s", f.Fact, f.Value, f.Provenance)
+	}
+	return "rested on " + strings.Join(parts, "; ")
 }
 
 func short(h string) string {

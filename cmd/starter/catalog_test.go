@@ -177,3 +177,19 @@ func TestCatalogGuideExampleLoads(t *testing.T) {
 	require.Equal(t, mt.RouteGated, release.Route())
 	require.Empty(t, eval.FenceCatalog(c))
 }
+
+// The operator init writes is the deployment's first: it may do every
+// operator action, so nothing needs a second catalog to get started.
+func TestCatalogInitOperatorMayDoEverything(t *testing.T) {
+	t.Parallel()
+	_, text, err := newStarterCatalog()
+	require.NoError(t, err)
+	catalog, err := tools.Load([]byte(text))
+	require.NoError(t, err)
+	op, ok := catalog.Operator("operator")
+	require.True(t, ok)
+	for _, perm := range []tools.Permission{tools.PermDecodePayloads, tools.PermReloadCatalog, tools.PermRunCanary,
+		tools.PermSettleReconciliations, tools.PermVouchFacts} {
+		require.True(t, catalog.Permits(op, perm), perm)
+	}
+}

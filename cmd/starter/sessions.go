@@ -155,8 +155,10 @@ func newSessionSetFactCmd(g *globals) *cobra.Command {
 	setFact := &cobra.Command{
 		Use:   "set-fact ID NAME VALUE",
 		Short: "Vouch for a session fact as an operator (e.g. a caller's number checked on the phone)",
-		Long: "Records a fact with provenance operator. Unlike what an agent states in session_context,\n" +
-			"an auto-approval rule may rest on it. NAME must be declared in the catalog's session_facts.",
+		Long: "Records a fact with provenance operator:<your id>. Unlike what an agent states in\n" +
+			"session_context, an auto-approval rule may rest on it, but only for tools whose approver\n" +
+			"role (or vouch_roles) you hold; otherwise their calls still wait for a human. Needs the\n" +
+			"vouch_facts permission. NAME must be declared in the catalog's session_facts.",
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			s, err := g.client().SetFact(cmd.Context(), pos[0], pos[1], pos[2])

@@ -289,7 +289,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		CatalogVersion: inv.CatalogVersion,
 	}
 	if inv.Route == mt.RouteGated {
-		apr, err := g.openApproval(ctx, c.tool, inv, sess)
+		apr, err := g.openApproval(ctx, c.catalog, c.tool, inv, sess)
 		if err != nil {
 			return Admitted{}, err
 		}

@@ -9,16 +9,20 @@ import (
 	"github.com/maestro-run/maestro/tools"
 )
 
-// openApproval opens the approval request of an admitted gated call.
-func (g *Gate) openApproval(ctx context.Context, tool *tools.Tool, inv ledger.Invocation, sess ledger.Session) (ledger.ApprovalRequest, error) {
-	return approval.Open(ctx, g.cfg.Store, inv, decodeArgs(inv.Args), sess, policyOf(tool), g.cfg.Now())
+// openApproval opens the approval request of an admitted gated call,
+// under the catalog the call was admitted with.
+func (g *Gate) openApproval(ctx context.Context, cat *tools.Catalog, tool *tools.Tool, inv ledger.Invocation, sess ledger.Session) (ledger.ApprovalRequest, error) {
+	return approval.Open(ctx, g.cfg.Store, inv, decodeArgs(inv.Args), sess, policyOf(cat, tool), g.cfg.Now())
 }
 
 // policyOf is the approval policy of a catalog tool; a tool without one
-// has an approver-less policy with no condition.
-func policyOf(tool *tools.Tool) approval.Policy {
+// has an approver-less policy with no condition. An operator's vouch is
+// judged by the roles cat gives them now, not when they vouched: an
+// operator since demoted or removed vouches for nothing.
+func policyOf(cat *tools.Catalog, tool *tools.Tool) approval.Policy {
 	p := approval.Policy{
 		TrustsFact:    tool.Approval.TrustsFact,
+		Vouches:       func(operatorID string) bool { return cat.MayVouchFor(tool, operatorID) },
 		Effect:        tool.Effect,
 		Reversibility: tool.Reversibility,
 		RiskTags:      tool.RiskTags,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/maestro-run/maestro/internal/admission"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
 )
 
 const (
@@ -19,7 +20,9 @@ const (
 
 // codecRoutes serve the Temporal codec protocol's decode, so an operator's
 // UI or CLI shows an encrypted history in clear. Only decode: nothing
-// outside maestro's own clients writes payloads in its histories.
+// outside maestro's own clients writes payloads in its histories. Every
+// argument and transcript is readable through it, so only operators the
+// catalog grants decode_payloads may call it.
 func (s *Server) codecRoutes() {
 	decode := s.handleNotFound
 	if s.cfg.Codec != nil {
@@ -29,7 +32,7 @@ func (s *Server) codecRoutes() {
 		decode = converter.NewPayloadCodecHTTPHandler(s.cfg.Codec).ServeHTTP
 	}
 	s.mux.HandleFunc("OPTIONS /codec/{namespace}/decode", s.handleCodecPreflight)
-	s.mux.HandleFunc("POST /codec/{namespace}/decode", s.withCodecCORS(s.opsOnly(decode)))
+	s.mux.HandleFunc("POST /codec/{namespace}/decode", s.withCodecCORS(s.opsOnly(s.permitted(tools.PermDecodePayloads, decode))))
 }
 
 // withCodecCORS lets the configured UI origin's browser read the answer,

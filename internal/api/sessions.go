@@ -30,6 +30,7 @@ type caller struct {
 	actor    string
 	agentID  string // set for agents
 	operator bool
+	op       *tools.Operator // set for operators
 }
 
 // agentOrOps admits the session's agent or any operator.
@@ -64,7 +65,7 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 // request itself when there is none.
 func (s *Server) sessionCaller(w http.ResponseWriter, r *http.Request) (caller, bool) {
 	if op, ok := s.inProcessOperator(r); ok {
-		return caller{actor: "operator:" + op.ID, operator: true}, true
+		return caller{actor: "operator:" + op.ID, operator: true, op: op}, true
 	}
 	client, refused := s.throttled(w, r)
 	if refused {
@@ -76,7 +77,7 @@ func (s *Server) sessionCaller(w http.ResponseWriter, r *http.Request) (caller, 
 	s.keyChecked(client, "agent or operator key", key, isOp || isAgent)
 	switch {
 	case isOp:
-		return caller{actor: "operator:" + op.ID, operator: true}, true
+		return caller{actor: "operator:" + op.ID, operator: true, op: op}, true
 	case isAgent:
 		return caller{actor: "agent:" + ag.ID, agentID: ag.ID}, true
 	}
@@ -255,12 +256,24 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request, c caller,
 // maxFactBytes bounds a fact's value: facts are phone numbers and IDs.
 const maxFactBytes = 512
 
-// handleSetFact records a fact an operator vouches for. Unlike what an
-// agent states in session_context, an auto-approval rule may rest on it.
+// handleSetFact records a fact an operator vouches for, under their name.
+// Unlike what an agent states in session_context, an auto-approval rule
+// may rest on it, but only while that operator holds the authority the
+// rule grants (see approval.Policy.Vouches).
 func (s *Server) handleSetFact(w http.ResponseWriter, r *http.Request, c caller, sess ledger.Session) {
 	if !c.operator {
 		writeRefusal(w, admission.BadRequest(http.StatusForbidden, mt.CodeNotApprover,
 			"only an operator may vouch for a session fact; agents state facts in the first call's session_context"))
+		return
+	}
+	if ref := s.checkPermission(r, c.op, tools.PermVouchFacts); ref != nil {
+		writeRefusal(w, ref)
+		return
+	}
+	vouched, err := mt.OperatorVouched(c.op.ID)
+	if err != nil {
+		// The catalog admits operator IDs the provenance cannot carry.
+		writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest, "this operator cannot vouch: "+err.Error()))
 		return
 	}
 	var body apitype.FactRequest
@@ -282,7 +295,7 @@ func (s *Server) handleSetFact(w http.ResponseWriter, r *http.Request, c caller,
 		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeSessionEnded, "session "+sess.ID+" has ended"))
 		return
 	}
-	got, err := s.cfg.Store.SessionFactSet(r.Context(), sess.ID, name, mt.Fact{Value: body.Value, Provenance: mt.ProvenanceOperator})
+	got, err := s.cfg.Store.SessionFactSet(r.Context(), sess.ID, name, mt.Fact{Value: body.Value, Provenance: vouched})
 	if err != nil {
 		s.cfg.Logger.Error("could not set a session fact", "session", sess.ID, "fact", name, "err", err)
 		writeRefusal(w, unavailableRefusal())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/tools"
 )
 
 // catalogView is the catalog versions page, with a refused reload's
@@ -13,6 +14,8 @@ import (
 type catalogView struct {
 	apitype.CatalogVersions
 	Refused *apitype.CatalogReload
+	// Reload says whether the operator may reload the catalog.
+	Reload permit
 }
 
 func (c *Console) handleCatalog(w http.ResponseWriter, r *http.Request, v *visit) {
@@ -25,7 +28,8 @@ func (c *Console) showCatalog(w http.ResponseWriter, r *http.Request, v *visit, 
 		c.apiProblem(w, r, err)
 		return
 	}
-	c.renderView(w, r, status, "catalog.html", viewOf(r, v, "Catalog", problem, catalogView{CatalogVersions: versions, Refused: refused}))
+	c.renderView(w, r, status, "catalog.html", viewOf(r, v, "Catalog", problem, catalogView{CatalogVersions: versions, Refused: refused,
+		Reload: c.permit(v.op, tools.PermReloadCatalog)}))
 }
 
 func (c *Console) handleCatalogReload(w http.ResponseWriter, r *http.Request, v *visit) {

@@ -6,6 +6,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
 )
 
 type reconciliationView struct {
@@ -14,6 +15,8 @@ type reconciliationView struct {
 	Open bool
 	// Typed keeps the reason typed when settling was refused.
 	Typed string
+	// Settle says whether the operator may declare the outcome by hand.
+	Settle permit
 }
 
 func (c *Console) handleReconciliations(w http.ResponseWriter, r *http.Request, v *visit) {
@@ -35,7 +38,8 @@ func (c *Console) showReconciliation(w http.ResponseWriter, r *http.Request, v *
 		c.apiProblem(w, r, err)
 		return
 	}
-	data := reconciliationView{Reconciliation: rec, Open: awaitsHuman(rec), Typed: r.PostFormValue("reason")}
+	data := reconciliationView{Reconciliation: rec, Open: awaitsHuman(rec), Typed: r.PostFormValue("reason"),
+		Settle: c.permit(v.op, tools.PermSettleReconciliations)}
 	c.renderView(w, r, status, "reconciliation.html", viewOf(r, v, "Reconciliation "+rec.Tool, problem, data))
 }
 

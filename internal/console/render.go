@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -139,6 +140,7 @@ var funcs = template.FuncMap{
 	"sessionForm":        sessionForm,
 	"reconciliationForm": reconciliationForm,
 	"pretty":             prettyJSON,
+	"restedOn":           restedOn,
 	"states":             stateRows,
 	"argrows":            argRows,
 	"join":               strings.Join,
@@ -150,6 +152,16 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
+}
+
+// restedOn is what an auto-approval event says it rested on: each fact
+// with who vouched for it; nil for any other detail.
+func restedOn(detail json.RawMessage) []apitype.RestedFact {
+	var r apitype.RestedOn
+	if len(detail) == 0 || json.Unmarshal(detail, &r) != nil {
+		return nil
+	}
+	return r.Facts
 }
 
 // argRow is one argument as a table row.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
+	"github.com/maestro-run/maestro/tools"
 )
 
 // sessionView is a session as ops sees it.
@@ -19,6 +20,8 @@ type sessionView struct {
 	// FactNames are the session facts the catalog declares, which an
 	// operator may vouch for.
 	FactNames []string
+	// Vouch says whether the operator may vouch for facts.
+	Vouch permit
 }
 
 func (c *Console) handleSessionLookup(w http.ResponseWriter, r *http.Request, v *visit) {
@@ -39,7 +42,8 @@ func (c *Console) showSession(w http.ResponseWriter, r *http.Request, v *visit, 
 		c.apiProblem(w, r, err)
 		return
 	}
-	view := sessionView{Session: s, Undo: slices.Clone(s.UndoStack), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason")}
+	view := sessionView{Session: s, Undo: slices.Clone(s.UndoStack), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason"),
+		Vouch: c.permit(v.op, tools.PermVouchFacts)}
 	for _, f := range c.cfg.Catalog.Load().SessionFacts() {
 		view.FactNames = append(view.FactNames, f.Name)
 	}

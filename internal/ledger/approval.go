@@ -28,6 +28,9 @@ func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (
 		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: %w", err)
 	}
 
+	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
+		return ApprovalRequest{}, errors.New("error inserting approval request: a pending request has no decision to detail")
+	}
 	var got ApprovalRequest
 	err = l.withTx(ctx, func(tx *sql.Tx) error {
 		inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"),
@@ -53,6 +56,7 @@ func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (
 		switch {
 		case err == nil:
 			got = inserted
+			got.DecisionDetail = a.DecisionDetail
 			return l.logOpened(ctx, tx, got)
 		case !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("error inserting approval request: %w", err)
@@ -91,6 +95,7 @@ func (l *ledger) logOpened(ctx context.Context, tx *sql.Tx, a ApprovalRequest) e
 		Kind:           ApprovalEventKind(a.Status), // every final status names its event kind
 		Actor:          a.DecidedBy,
 		ArgsHashBefore: a.ArgsHash,
+		Detail:         a.DecisionDetail,
 	}); err != nil {
 		return fmt.Errorf("error inserting approval request: %w", err)
 	}

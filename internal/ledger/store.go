@@ -783,6 +783,11 @@ type ApprovalRequest struct {
 	DecidedBy     string
 	DecidedAt     *time.Time
 	CreatedAt     time.Time
+	// DecisionDetail is logged as the detail of the decision event of a
+	// request inserted already decided: what an auto-approval rested on
+	// (each fact, and who vouched for it). It is not a column of the
+	// request, so reads leave it empty. Optional: default no detail.
+	DecisionDetail json.RawMessage
 }
 
 // TimeoutActor is the actor of decisions taken because a request's timeout

@@ -223,7 +223,7 @@ func TestConsoleVouchesForAFactAndShowsTheCatalog(t *testing.T) {
 	sess, err := e.ops.Session(e.ctx, e.session)
 	require.NoError(t, err)
 	require.Equal(t, "+15550100200", sess.Facts["caller_number"])
-	require.Equal(t, "operator", sess.FactProvenance["caller_number"])
+	require.Equal(t, "operator:demo-manager", sess.FactProvenance["caller_number"])
 
 	status, body = o.get("/console/catalog")
 	require.Equal(t, http.StatusOK, status)

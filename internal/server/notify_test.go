@@ -70,8 +70,8 @@ func (h *hookReceiver) received() []map[string]any {
 // manager role a signed webhook.
 func withNotify(hookURL string) func(*options) {
 	return func(o *options) {
-		cat := strings.Replace(string(tools.DemoCatalogYAML), "    roles: [manager, ops]\n",
-			"    roles: [manager, ops]\n    notify:\n"+
+		cat := strings.Replace(string(tools.DemoCatalogYAML), "    roles: [manager, ops, admin]\n",
+			"    roles: [manager, ops, admin]\n    notify:\n"+
 				"      - {channel: sms, to: \""+managerPhone+"\"}\n"+
 				"      - {channel: email, to: "+managerEmail+"}\n", 1)
 		cat = strings.Replace(cat, "\ntools:\n",

@@ -91,7 +91,7 @@ func TestOperatorVouchedFactsAutoApprove(t *testing.T) {
 	sess, err := e.ops.SetFact(e.ctx, e.session, "caller_number", caller)
 	require.NoError(t, err)
 	require.Equal(t, caller, sess.Facts["caller_number"])
-	require.Equal(t, "operator", sess.FactProvenance["caller_number"])
+	require.Equal(t, "operator:demo-manager", sess.FactProvenance["caller_number"], "the vouch names who vouched")
 
 	// The request made on the agent's word still waits for its manager.
 	_, err = e.ops.Approve(e.ctx, first.ApprovalID, "number checked with the caller")

@@ -185,7 +185,9 @@ func TestNotDeliveredFreesTheAgentToTryAgainWithANewKey(t *testing.T) {
 
 func TestMoneyWithAnUnknownOutcomeAlwaysGoesToAHuman(t *testing.T) {
 	t.Parallel()
-	e := setup(t, withShortProviderTimeout, withClerk)
+	// The clerk may settle by hand, but not money: that needs the tool's
+	// approver role too.
+	e := setup(t, withShortProviderTimeout, withClerk, withPermission(tools.PermSettleReconciliations, "ops, manager"))
 	loseNextAnswer(t, e.standins.Sandbox.Faults())
 	pending := e.requestRefund("refund")
 	_, err := e.ops.Approve(e.ctx, pending.ApprovalID, "duplicate confirmed")

@@ -64,6 +64,27 @@ func testApprovalEvent(t *testing.T, setup setupFunc) {
 		require.ErrorIs(t, err, ledger.ErrNotFound)
 	})
 
+	t.Run("InsertDecidedLogsWhatTheDecisionRestedOn", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		now := time.Now()
+		a := newApprovalRequest(soon())
+		a.Status, a.DecidedBy, a.DecidedAt = ledger.ApprovalAutoApproved, "rule:args.to == session.caller_number", &now
+		a.DecisionDetail = json.RawMessage(`{"rested_on":[{"fact":"caller_number","provenance":"operator:demo-manager"}]}`)
+		req, err := s.ApprovalRequestInsert(ctx, a)
+		require.NoError(t, err)
+		events, err := s.ApprovalEventList(ctx, req.ID)
+		require.NoError(t, err)
+		require.Len(t, events, 2)
+		require.Empty(t, events[0].Detail, "the request itself has no detail")
+		require.JSONEq(t, string(a.DecisionDetail), string(events[1].Detail), "the decision names whose word it rested on")
+
+		pending := newApprovalRequest(soon())
+		pending.DecisionDetail = json.RawMessage(`{"rested_on":[]}`)
+		_, err = s.ApprovalRequestInsert(ctx, pending)
+		require.Error(t, err, "a pending request has no decision to detail")
+	})
+
 	t.Run("ExpireLogsTheOutcome", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)
