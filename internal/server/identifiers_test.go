@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -224,6 +225,8 @@ func TestIdentifierRuleAdmits(t *testing.T) {
 	e := setup(t)
 	for name, id := range admittedIDs {
 		t.Run(name, func(t *testing.T) {
+			// Unique, as the tests share one Temporal.
+			id = (randomID() + id)[:min(len(id)+12, mt.MaxIdentifierLen)]
 			resp, err := e.agent.Invoke(e.ctx, apitype.InvokeRequest{SessionID: id, Tool: "lookup_tenant",
 				ToolCallID: id, Args: json.RawMessage(`{"tenant_id":"t_100"}`)})
 			require.NoError(t, err)
@@ -299,4 +302,59 @@ func TestIdentifierRuleAtMCP(t *testing.T) {
 			e.requireNoTrace(t, w, id)
 		})
 	}
+}
+
+// Every platform adapter holds the platform's call ID (and Vapi's
+// tool-call ID) to the rule: a tool call is answered with the refusal for
+// the model to read, an end-of-call event with a 400, and neither records
+// a session or starts a workflow. Real platforms' UUID-like IDs pass.
+func TestIdentifierRuleAtPlatforms(t *testing.T) {
+	t.Parallel()
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			w := &startWatch{}
+			e := setup(t, withPlatforms(roomyBudget), withStartWatch(w))
+			secret := platformEnv[d.env]
+			at := time.Now()
+			for name, id := range hostileIDs {
+				at = at.Add(time.Millisecond)
+				status, body := send(t, d.tool(e, secret, at, id, "call_1", "send_sms", smsToCaller))
+				require.Equal(t, http.StatusOK, status, "%s: %s", name, body)
+				got := d.read(t, body)
+				require.True(t, got.err, "%s: %s", name, got.text)
+				require.Contains(t, got.text, "is not a valid identifier", name)
+
+				status, body = send(t, d.end(e, secret, at, id))
+				require.Equal(t, http.StatusBadRequest, status, "%s: %s", name, body)
+				var ref apitype.Refusal
+				require.NoError(t, json.Unmarshal(body, &ref))
+				require.Equal(t, mt.CodeInvalidRequest, ref.Observation.Code, name)
+				e.requireNoTrace(t, w, id)
+			}
+			if d.name == "vapi" {
+				for name, id := range hostileIDs {
+					at = at.Add(time.Millisecond)
+					got := d.read(t, sendOK(t, d.tool(e, secret, at, e.session, id, "send_sms", smsToCaller)))
+					require.True(t, got.err, "%s: %s", name, got.text)
+					require.Contains(t, got.text, "toolCallList[].id is not a valid identifier", name)
+				}
+				e.requireNoTrace(t, w, e.session)
+			}
+
+			// UUID-shaped, and unique: the tests share one Temporal.
+			r := randomID() + randomID()
+			uuid := r[:8] + "-" + r[8:12] + "-4" + r[13:16] + "-8" + r[17:20] + "-" + randomID()
+			got := d.read(t, sendOK(t, d.tool(e, secret, at.Add(time.Second), uuid, "call_"+randomID(), "send_sms", smsToCaller)))
+			require.False(t, got.err, got.text)
+			require.Equal(t, 1, e.standins.Twilio.CountMessages(), got.text)
+		})
+	}
+}
+
+func sendOK(t *testing.T, req *http.Request) []byte {
+	t.Helper()
+	status, body := send(t, req)
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	return body
 }
