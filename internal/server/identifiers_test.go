@@ -269,6 +269,7 @@ func TestSessionStartFailureRunsNothing(t *testing.T) {
 	sess, err := e.store.SessionGet(e.ctx, e.session)
 	require.NoError(t, err)
 	require.Nil(t, sess.EndedAt, "the session is not ended")
+	require.Empty(t, e.owedSignals(), "no call-ended is owed to a workflow that never started")
 
 	w.setFailSessions(false)
 	resp, err := e.agent.Invoke(e.ctx, req)
@@ -282,6 +283,11 @@ func TestSessionStartFailureRunsNothing(t *testing.T) {
 	wo, ok := e.standins.Sandbox.WorkOrder(resp.Observation.Receipt.ID)
 	require.True(t, ok)
 	require.Equal(t, "cancelled", wo.Status, "the effect is undone")
+
+	end, err := e.agent.End(e.ctx, e.session, apitype.EndRequest{})
+	require.NoError(t, err)
+	require.True(t, end.Ended)
+	e.waitPostCall() // the call-ended signal reached the session's workflow
 }
 
 // MCP: the session argument is held to the rule like session_id.
@@ -357,4 +363,18 @@ func sendOK(t *testing.T, req *http.Request) []byte {
 	status, body := send(t, req)
 	require.Equal(t, http.StatusOK, status, "%s", body)
 	return body
+}
+
+// owedSignals lists the signals owed to the test session's workflow.
+func (e *env) owedSignals() []ledger.OutboxSignal {
+	e.t.Helper()
+	due, err := e.store.OutboxListDue(e.ctx, 1000)
+	require.NoError(e.t, err)
+	var out []ledger.OutboxSignal
+	for _, sig := range due {
+		if sig.WorkflowID == "session/"+e.session {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
