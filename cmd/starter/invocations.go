@@ -32,6 +32,9 @@ func newInvokeCmd(g *globals) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			req.Tool = pos[0]
+			if err := checkInvokeIDs(req); err != nil {
+				return err
+			}
 			if !json.Valid([]byte(args)) {
 				return fmt.Errorf("--args is not valid JSON: %s", args)
 			}
@@ -47,9 +50,9 @@ func newInvokeCmd(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&args, "args", "{}", "tool arguments as a JSON object")
-	f.StringVar(&req.SessionID, "session", "", "session (call) ID")
-	f.StringVar(&req.OperationKey, "operation-key", "", "operation key naming this business effect (default derived from session, tool and arguments)")
-	f.StringVar(&req.ToolCallID, "tool-call-id", "", "agent's tool-call ID, kept for correlation; joins the derived key only for reads and repeatable tools")
+	f.StringVar(&req.SessionID, "session", "", "session (call) ID, required"+identifierHelp)
+	f.StringVar(&req.OperationKey, "operation-key", "", "operation key naming this business effect (default derived from session, tool and arguments)"+identifierHelp)
+	f.StringVar(&req.ToolCallID, "tool-call-id", "", "agent's tool-call ID, kept for correlation; joins the derived key only for reads and repeatable tools"+identifierHelp)
 	f.BoolVar(&wait, "wait", false, "poll until the invocation is final")
 	return cmd
 }

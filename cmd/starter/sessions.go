@@ -26,7 +26,7 @@ func newSessionShowCmd(g *globals) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a session: calls, undo stack (LIFO), deferred work, post-call deliveries",
-		Args:  cobra.ExactArgs(1),
+		Args:  sessionArg(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			s, err := g.client().Session(cmd.Context(), pos[0])
 			if err != nil {
@@ -46,7 +46,7 @@ func newSessionRollbackCmd(g *globals) *cobra.Command {
 	rollback := &cobra.Command{
 		Use:   "rollback ID",
 		Short: "Run the session's compensations in LIFO order; a failing one halts the session",
-		Args:  cobra.ExactArgs(1),
+		Args:  sessionArg(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			res, err := g.client().Rollback(cmd.Context(), pos[0], reason)
 			if err != nil {
@@ -94,7 +94,7 @@ not run (failed, or pending because their effect was unsettled) are closed as
 compensated, with your reason. With --retry the rollback runs again, those
 entries included, once the effects they undo have settled; the command answers
 when it has run, and the session may halt again.`,
-		Args: cobra.ExactArgs(1),
+		Args: sessionArg(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			resolveWith := g.client().Resolve
 			if retry {
@@ -121,7 +121,7 @@ func newSessionEndCmd(g *globals) *cobra.Command {
 	end := &cobra.Command{
 		Use:   "end ID",
 		Short: "End the call: deliver the call-ended signal with the transcript; deferred work is delivered after",
-		Args:  cobra.ExactArgs(1),
+		Args:  sessionArg(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			req := apitype.EndRequest{TranscriptRef: transcriptRef}
 			if transcriptFile != "" {
@@ -159,7 +159,7 @@ func newSessionSetFactCmd(g *globals) *cobra.Command {
 			"session_context, an auto-approval rule may rest on it, but only for tools whose approver\n" +
 			"role (or vouch_roles) you hold; otherwise their calls still wait for a human. Needs the\n" +
 			"vouch_facts permission. NAME must be declared in the catalog's session_facts.",
-		Args: cobra.ExactArgs(3),
+		Args: sessionArg(3),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			s, err := g.client().SetFact(cmd.Context(), pos[0], pos[1], pos[2])
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 
@@ -112,8 +111,6 @@ type Admitted struct {
 	Decided bool
 }
 
-var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$`)
-
 // Admit runs every check and, if all pass, records the invocation and
 // starts its workflow. A refused call returns a *apitype.Refusal error and
 // runs nothing; every refusal is logged in the ledger.
@@ -153,6 +150,9 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err := g.checkSession(ctx, c, sess); err != nil {
 		return Admitted{}, err
 	}
+	if err := g.ensureSession(ctx, c, sess); err != nil {
+		return Admitted{}, err
+	}
 	inv, created, err := g.record(ctx, req, c)
 	if err != nil {
 		return Admitted{}, err
@@ -172,8 +172,12 @@ func (g *Gate) check(req Request) (call, error) {
 	if !ok {
 		return call{}, refuseUnauthorized()
 	}
-	if req.SessionID == "" {
-		return call{}, refuseBadRequest("session_id is required: every call belongs to a call or agent session")
+	pc := cat.PostCall()
+	postCall := pc != nil && pc.Agent == agent.ID
+	// Before anything else is read or written: every identifier ends up
+	// in workflow IDs, ledger keys and operators' URLs.
+	if ref := checkIdentifiers(req, postCall); ref != nil {
+		return call{}, ref
 	}
 	tool, ok := cat.Tool(req.Tool)
 	if !ok {
@@ -192,16 +196,14 @@ func (g *Gate) check(req Request) (call, error) {
 	if err != nil {
 		return call{}, refuseInvalidArgs(tool, err)
 	}
-	key, err := operationKey(req, tool, hash)
+	key, err := operationKey(req, tool, hash, postCall)
 	if err != nil {
 		return call{}, err
 	}
 	if err := g.checkReservedKey(key, agent.ID); err != nil {
 		return call{}, err
 	}
-	pc := cat.PostCall()
-	return call{agent: agent, tool: tool, catalog: cat, canonical: canonical, hash: hash, key: key,
-		postCall: pc != nil && pc.Agent == agent.ID}, nil
+	return call{agent: agent, tool: tool, catalog: cat, canonical: canonical, hash: hash, key: key, postCall: postCall}, nil
 }
 
 // checkSession refuses a call its session cannot take: another agent's
@@ -300,20 +302,9 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		in.ApprovalTimeout = c.tool.Approval.Timeout
 		in.Notify = g.cfg.Catalog.Load().Notifies(apr.ApproverRole)
 	}
-	// The session's workflow holds its policy, its saga and its end; its
-	// calls are in the ledger, so only the first call starts it and no
-	// call signals it (ADR 8). Started beside the invocation's, so the
-	// caller waits for one round trip to Temporal, not two.
-	sessionStarted := make(chan error, 1)
-	if sess.State != mt.SessionEnded && !g.sessions.has(inv.SessionID) {
-		go func() { sessionStarted <- g.StartSession(ctx, c.agent, inv.SessionID) }()
-	} else {
-		sessionStarted <- nil
-	}
 	// Starting is idempotent: a duplicate request, or a retry after a crash
 	// between the insert and the start, finds the workflow already there.
-	err := g.start(ctx, in)
-	if err := errors.Join(err, <-sessionStarted); err != nil {
+	if err := g.start(ctx, in); err != nil {
 		return Admitted{}, err
 	}
 	return adm, nil
@@ -412,19 +403,22 @@ const derivedKeyHashLen = 32
 // legitimately repeat: a tool marked repeatable, and a read, which has no
 // effect to duplicate and must not answer a later lookup with an earlier
 // result.
-func operationKey(req Request, tool *tools.Tool, argsHash string) (string, error) {
-	key := req.OperationKey
-	if key == "" {
-		key = req.SessionID + ":" + tool.Name + ":" + argsHash[:min(derivedKeyHashLen, len(argsHash))]
-		if repeatsByCallID(tool) {
-			if req.ToolCallID == "" {
-				return "", refuseBadRequest(fmt.Sprintf("%s may repeat with identical arguments, so tell repeats apart: give operation_key or tool_call_id", tool.Name))
-			}
-			key += ":" + req.ToolCallID
+func operationKey(req Request, tool *tools.Tool, argsHash string, postCall bool) (string, error) {
+	if postCall && req.OperationKey != "" {
+		if ref := checkMaestroKey(req.OperationKey); ref != nil {
+			return "", ref
 		}
+		return req.OperationKey, nil
 	}
-	if !keyPattern.MatchString(key) {
-		return "", refuseBadRequest("operation_key must be 1-200 characters of letters, digits and ._:/@- and start with a letter or digit" + derivedHint(req))
+	if req.OperationKey != "" {
+		return req.OperationKey, nil // held to the rule by checkIdentifiers
+	}
+	if repeatsByCallID(tool) && req.ToolCallID == "" {
+		return "", refuseBadRequest(fmt.Sprintf("%s may repeat with identical arguments, so tell repeats apart: give operation_key or tool_call_id", tool.Name))
+	}
+	key := derivedKey(req, tool, argsHash)
+	if ref := CheckIdentifier("operation_key", key); ref != nil {
+		return "", ref // cannot happen while session_id and tool_call_id keep the rule
 	}
 	return key, nil
 }
@@ -434,21 +428,18 @@ func repeatsByCallID(tool *tools.Tool) bool {
 	return tool.Repeatable || tool.Effect == mt.EffectRead
 }
 
-func derivedHint(req Request) string {
-	if req.OperationKey != "" {
-		return ""
-	}
-	return " (derived from session_id, tool, the arguments hash and, for a repeatable tool, tool_call_id; shorten session_id or give operation_key)"
-}
-
 func (g *Gate) logRefusal(ctx context.Context, req Request, ref *apitype.Refusal) {
 	err := g.cfg.Store.RefusalInsert(ctx, ledger.Refusal{
-		AgentID:      req.AgentID,
-		SessionID:    req.SessionID,
-		Tool:         req.Tool,
-		OperationKey: req.OperationKey,
-		Code:         ref.Observation.Code,
-		Detail:       ref.Observation.Summary,
+		AgentID: req.AgentID,
+		// An identifier refused for breaking the rule is left out: the
+		// detail names the field, and the value would carry what the rule
+		// keeps out of operators' screens.
+		SessionID: loggable(mt.CheckIdentifier("session_id", req.SessionID) == nil, req.SessionID),
+		Tool:      req.Tool,
+		OperationKey: loggable(mt.CheckIdentifier("operation_key", req.OperationKey) == nil ||
+			(g.isPostCallAgent(req.AgentID) && checkMaestroKey(req.OperationKey) == nil), req.OperationKey),
+		Code:   ref.Observation.Code,
+		Detail: ref.Observation.Summary,
 	})
 	if err != nil {
 		g.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)

@@ -127,6 +127,10 @@ func (pr platformRequest) deadline() time.Time {
 // otherwise. It never fails: a refusal or an internal error is an answer
 // the model reads.
 func (s *Server) platformInvoke(ctx context.Context, r *http.Request, agent *tools.Agent, call platform.Call, tc platform.ToolCall, deadline time.Time) apitype.PlatformAnswer {
+	if ref := checkPlatformIDs(agent.Platform.Kind, call, &tc); ref != nil {
+		s.logRefusal(r, agent.ID, "", ref)
+		return refusalAnswer(ref)
+	}
 	if !agent.Platform.Exposes(tc.Name) {
 		ref := platformRefusal(http.StatusForbidden, mt.CodeToolNotAllowed,
 			fmt.Sprintf("tool %q is not available to this agent", tc.Name), "Tell the caller you cannot do that here, and offer what you can do.")
@@ -289,8 +293,9 @@ func (s *Server) waitUntil(ctx context.Context, inv ledger.Invocation, deadline 
 func (s *Server) platformEnd(ctx context.Context, r *http.Request, agent *tools.Agent, call platform.Call, transcript mt.Transcript) (apitype.PlatformEventResult, *apitype.Refusal) {
 	sessionID := call.ID
 	out := apitype.PlatformEventResult{Handled: true, SessionID: sessionID}
-	if sessionID == "" {
-		return out, platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, "the event names no call", "Send the event as the platform documents it.")
+	if ref := checkPlatformIDs(agent.Platform.Kind, call, nil); ref != nil {
+		s.logRefusal(r, agent.ID, "", ref)
+		return out, ref
 	}
 	sess, err := s.cfg.Store.SessionGet(ctx, sessionID)
 	if errors.Is(err, ledger.ErrNotFound) {

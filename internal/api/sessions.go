@@ -41,6 +41,10 @@ func (s *Server) agentOrOps(next func(http.ResponseWriter, *http.Request, caller
 			return
 		}
 		id := r.PathValue("id")
+		if ref := admission.CheckIdentifier("session_id", id); ref != nil {
+			writeRefusal(w, ref)
+			return
+		}
 		sess, err := s.cfg.Store.SessionGet(r.Context(), id)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
@@ -354,6 +358,10 @@ func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, ses
 	if err != nil {
 		s.cfg.Logger.Error("could not encode call-ended", "err", err)
 		writeRefusal(w, unavailableRefusal())
+		return
+	}
+	if ref := s.ensureSessionWorkflow(r.Context(), sess); ref != nil {
+		writeRefusal(w, ref)
 		return
 	}
 	// The call-ended signal is queued with the end: the first end is owed

@@ -85,7 +85,7 @@ func runCells(ctx context.Context, cfg Config, s *stack, scenarios []scenario, r
 				concurrency: conc,
 				calls:       cfg.Calls[i],
 				perSession:  cfg.CallsPerSession,
-				prefix:      fmt.Sprintf("bench-%s/%s/c%d", runID, sc.slug(), conc),
+				prefix:      fmt.Sprintf("bench-%s.%s.c%d", runID, sc.slug(), conc),
 			}
 			fmt.Fprintf(cfg.Progress, "%-27s c=%-3d %4d calls ", sc.name(), conc, c.calls)
 			start := time.Now()

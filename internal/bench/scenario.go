@@ -54,8 +54,11 @@ type scenario struct {
 
 func (s scenario) name() string { return s.path + "/" + s.op.name }
 
-// slug is the name in a form operation keys and workflow IDs accept.
-func (s scenario) slug() string { return strings.ReplaceAll(s.name(), "+", "-") }
+// slug is the name in a form session IDs and operation keys accept:
+// maestro's identifier rule refuses '/'.
+func (s scenario) slug() string {
+	return strings.NewReplacer("+", "-", "/", ".").Replace(s.name())
+}
 
 // scenarios lists every scenario, grouped by op with the floors first.
 // Every bare-Temporal variant runs the read, which is enough to see what

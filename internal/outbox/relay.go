@@ -124,7 +124,12 @@ func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 		}
 		return nil
 	case errors.As(err, &notFound):
-		r.cfg.Logger.Warn("signal abandoned: its workflow is gone", "signal", sig.ID, "workflow", sig.WorkflowID, "name", sig.SignalName)
+		// Logged as an error: what the signal owed (a call's end, an
+		// approval's wake-up) will not happen, and an operator must know.
+		// The session's end starts its workflow before queueing call-ended,
+		// so this is a workflow that ran and is gone, not one that never
+		// started.
+		r.cfg.Logger.Error("signal abandoned: its workflow is gone", "signal", sig.ID, "workflow", sig.WorkflowID, "name", sig.SignalName)
 		if merr := r.cfg.Store.OutboxMarkAbandoned(ctx, sig.ID, err.Error()); merr != nil {
 			r.cfg.Logger.Error("could not record an abandoned signal", "signal", sig.ID, "err", merr)
 		}

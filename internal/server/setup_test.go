@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/maestro-run/maestro/apiclient"
@@ -142,6 +143,9 @@ type options struct {
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
 	alongside *env
+	// interceptor, when set, sees every call the process makes through
+	// its Temporal client; it gets a client of its own.
+	interceptor interceptor.ClientInterceptor
 }
 
 // alongside starts a second maestro sharing e's ledger and stand-ins.
@@ -206,6 +210,9 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	tc := temporalClient
 	if o.telemetry != nil {
 		tc = telemetryClient(t, o.telemetry)
+	}
+	if o.interceptor != nil {
+		tc = interceptedClient(t, o.interceptor)
 	}
 	var signaller outbox.Signaller = tc
 	if o.signaller != nil {
