@@ -92,6 +92,10 @@ const (
 	// CodeBeforeReadFailed: the catalog reads a write's target just before
 	// its effect, that read failed, and the effect was not sent.
 	CodeBeforeReadFailed Code = "before_read_failed"
+	// CodeAgentCapReached: the call would take the agent past a cap the
+	// catalog sets on what it may hold open at once (approval requests
+	// waiting for a human, sessions not ended); nothing was recorded or run.
+	CodeAgentCapReached Code = "agent_cap_reached"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

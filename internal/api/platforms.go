@@ -225,7 +225,11 @@ func (s *Server) recordSignedFacts(ctx context.Context, r *http.Request, agent *
 			facts[fact], provs[fact] = v, prov
 		}
 	}
-	sess, err := s.cfg.Store.SessionUpsert(ctx, ledger.Session{ID: call.ID, AgentID: agent.ID, Facts: facts, Provenance: provs})
+	sess, err := s.cfg.Store.SessionUpsertCapped(ctx, ledger.Session{ID: call.ID, AgentID: agent.ID, Facts: facts, Provenance: provs}, agent.MaxLiveSessions)
+	if ref := admission.RefuseOverCap(err); ref != nil {
+		s.logRefusal(r, agent.ID, call.ID, ref)
+		return ref
+	}
 	if err != nil {
 		s.cfg.Logger.Error("could not record the session", "session", call.ID, "err", err)
 		return unavailableRefusal()

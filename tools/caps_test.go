@@ -1,0 +1,30 @@
+package tools_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/tools"
+)
+
+// An agent's caps default to documented values, and a catalog may set its
+// own.
+func TestAgentCaps(t *testing.T) {
+	t.Parallel()
+	d := minimalDoc(t)
+	c, err := loadNotifyDoc(t, d)
+	require.NoError(t, err)
+	agent, ok := c.Agent("agent")
+	require.True(t, ok)
+	require.Equal(t, tools.DefaultMaxOpenApprovals, agent.MaxOpenApprovals)
+	require.Equal(t, tools.DefaultMaxLiveSessions, agent.MaxLiveSessions)
+
+	d.agent()["max_open_approvals"] = 500
+	d.agent()["max_live_sessions"] = 3
+	c, err = loadNotifyDoc(t, d)
+	require.NoError(t, err)
+	agent, _ = c.Agent("agent")
+	require.Equal(t, 500, agent.MaxOpenApprovals)
+	require.Equal(t, 3, agent.MaxLiveSessions)
+}
