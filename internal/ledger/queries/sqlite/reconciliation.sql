@@ -40,7 +40,8 @@ ORDER BY created_at, rowid;
 -- first (a caller waits on a promise nothing kept), then held money, then
 -- the other held effects, then the sends whose message the provider then
 -- reported undelivered; oldest first within each. Money is judged by the
--- class frozen when the effect was claimed or its call admitted. $1…$5
+-- class frozen when the effect was claimed or its call admitted, else by
+-- the tool's current class. $1…$5
 -- filter (kind, tool, agent, at or after, before; empty or NULL for
 -- any); $6…$8 are the cursor (rank, time, key; NULL for the first page);
 -- $9 the page's length.
@@ -52,10 +53,11 @@ FROM (
     LEFT JOIN sessions s ON s.id = p.session_id
     WHERE p.status = 'held'
     UNION ALL
-    SELECT 'held_effect', CASE WHEN coalesce(e.effect_class, i.effect_class) = 'money' THEN 1 ELSE 2 END,
+    SELECT 'held_effect', CASE WHEN coalesce(e.effect_class, i.effect_class, r.effect) = 'money' THEN 1 ELSE 2 END,
            e.created_at, e.operation_key, '', '', e.tool, i.agent_id
     FROM effects e
     LEFT JOIN invocations i ON i.id = e.invocation_id
+    LEFT JOIN tool_registry r ON r.name = e.tool
     WHERE e.status = 'needs_reconciliation'
     UNION ALL
     SELECT 'undelivered', 3, m.updated_at, e.operation_key, '', '', e.tool, i.agent_id
