@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"fmt"
+	"html"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -111,6 +114,28 @@ func TestFloodedQueueStillShowsTheRealRequest(t *testing.T) {
 	require.Len(t, seen, floodCap+1, "each request once")
 	require.Equal(t, real.ApprovalID, seen[len(seen)-1], "oldest first: the latest request is last")
 
+	// The console finds it the same ways.
+	o := e.signIn(tools.DemoOpsKey)
+	status, body := o.get("/console/approvals?" + url.Values{"agent": {"voice-agent"}}.Encode())
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, real.ApprovalID)
+	require.Contains(t, textOf(body), "Showing 1 of 1 matching")
+	next, pages := "/console/approvals", 0
+	for found = false; next != "" && !found; pages++ {
+		status, body = o.get(next)
+		require.Equal(t, http.StatusOK, status, next)
+		if pages == 0 {
+			require.Contains(t, textOf(body), fmt.Sprintf("Showing 50 of %d", floodCap+1))
+		}
+		found = strings.Contains(body, real.ApprovalID)
+		next = ""
+		if m := nextLink.FindStringSubmatch(body); m != nil {
+			next = html.UnescapeString(m[1])
+		}
+	}
+	require.True(t, found, "paging through the console reaches the real request")
+	require.Equal(t, 11, pages, "501 requests, 50 a page")
+
 	// And decided: the refund runs.
 	a, err := e.ops.Approve(e.ctx, real.ApprovalID, "duplicate payment confirmed")
 	require.NoError(t, err)
@@ -126,6 +151,9 @@ func TestFloodedQueueStillShowsTheRealRequest(t *testing.T) {
 	require.Equal(t, 1, refusals.Total)
 	require.Contains(t, refusals.Refusals[0].Detail, "max_open_approvals")
 }
+
+// nextLink is a console listing's link to its next page.
+var nextLink = regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
 
 // withTightCaps caps the voice agent at two open requests and three live
 // sessions.
@@ -193,6 +221,21 @@ func TestAgentCapsRefuseAndRecover(t *testing.T) {
 	require.Equal(t, e.session+"-third", list.Sessions[0].SessionID)
 	_, err = e.agent.Sessions(e.ctx, apitype.ListQuery{})
 	requireRefusal(t, err, http.StatusUnauthorized, mt.CodeUnauthorized)
+
+	// The console filters the reconciliation queue and the approval queue,
+	// and refuses an age it does not offer.
+	o := e.signIn(tools.DemoOpsKey)
+	status, body := o.get("/console/reconciliations?" + url.Values{"tool": {"issue_refund"}, "age": {"1h"}}.Encode())
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, textOf(body), "Showing 0 of 0 matching")
+	require.Contains(t, body, `<option value="1h" selected>`)
+	status, body = o.get("/console/approvals?" + url.Values{"tool": {"issue_refund"}}.Encode())
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, textOf(body), "Showing 2 of 2 matching", "refund-2 and refund-3 wait")
+	require.Contains(t, body, `data-poll="/console/approvals/queue?tool=issue_refund"`, "the live refresh keeps the filter")
+	status, body = o.get("/console/approvals?age=yesterday")
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, textOf(body), "age filter")
 }
 
 // Bad paging parameters are refused naming the parameter.
