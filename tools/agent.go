@@ -63,8 +63,8 @@ type Agent struct {
 	MaxOpenApprovals int
 	MaxLiveSessions  int
 	key              keyHash
-	hasKey   bool
-	allow    []string
+	hasKey           bool
+	allow            []string
 }
 
 // OnReject is an agent's policy for a session whose call an approver
