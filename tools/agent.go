@@ -56,15 +56,16 @@ type Agent struct {
 	// Platform is the voice platform that calls the agent's tools by
 	// webhook; nil when the agent calls the API itself.
 	Platform *Platform
+	key      keyHash
+	hasKey   bool
+	allow    []string
+
 	// MaxOpenApprovals is how many of the agent's calls may wait for a
 	// human at once, MaxLiveSessions how many of its sessions may be open
 	// (not ended) at once: a call past either is refused, so one agent
 	// cannot drown the approval queue or the ledger. See caps.go.
 	MaxOpenApprovals int
 	MaxLiveSessions  int
-	key              keyHash
-	hasKey           bool
-	allow            []string
 }
 
 // OnReject is an agent's policy for a session whose call an approver
