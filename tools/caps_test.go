@@ -28,3 +28,19 @@ func TestAgentCaps(t *testing.T) {
 	require.Equal(t, 500, agent.MaxOpenApprovals)
 	require.Equal(t, 3, agent.MaxLiveSessions)
 }
+
+// A throughput harness lifts every agent's caps to the largest allowed.
+func TestLiftingAgentCaps(t *testing.T) {
+	t.Parallel()
+	doc, err := tools.LiftingAgentCaps(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	c, err := tools.Load(doc)
+	require.NoError(t, err)
+	agent, ok := c.Agent("voice-agent")
+	require.True(t, ok)
+	require.Equal(t, 100_000, agent.MaxOpenApprovals)
+	require.Equal(t, 100_000, agent.MaxLiveSessions)
+
+	_, err = tools.LiftingAgentCaps([]byte("a: [\n"))
+	require.ErrorContains(t, err, "error reading the catalog")
+}
