@@ -9,16 +9,10 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 )
 
-// Approvals lists approval requests, optionally in one status. It needs an
-// operator key.
+// Approvals lists the first page of approval requests (see ApprovalPage),
+// optionally in one status. It needs an operator key.
 func (c *Client) Approvals(ctx context.Context, status string) (apitype.ApprovalList, error) {
-	path := "/v1/approvals"
-	if status != "" {
-		path += "?status=" + url.QueryEscape(status)
-	}
-	var out apitype.ApprovalList
-	_, _, err := c.do(ctx, http.MethodGet, path, nil, &out)
-	return out, err
+	return c.ApprovalPage(ctx, apitype.ListQuery{Status: status})
 }
 
 // Approval reads one approval request with its event log.

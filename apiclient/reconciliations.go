@@ -8,12 +8,10 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 )
 
-// Reconciliations lists the effects held for a human because their outcome
-// is unknown, oldest first. It needs an operator key.
+// Reconciliations lists the first page of the reconciliation queue (see
+// ReconciliationPage). It needs an operator key.
 func (c *Client) Reconciliations(ctx context.Context) (apitype.ReconciliationList, error) {
-	var out apitype.ReconciliationList
-	_, _, err := c.do(ctx, http.MethodGet, "/v1/reconciliations", nil, &out)
-	return out, err
+	return c.ReconciliationPage(ctx, apitype.ListQuery{})
 }
 
 // Reconciliation reads one effect's reconciliation state and its log.

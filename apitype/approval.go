@@ -57,6 +57,7 @@ type ApprovalEvent struct {
 // ApprovalList is the body of GET /v1/approvals.
 type ApprovalList struct {
 	Approvals []Approval `json:"approvals"`
+	Paging
 }
 
 // DecisionRequest is the body of POST /v1/approvals/{id}/{approve,reject,modify}.

@@ -58,6 +58,7 @@ type ReconciliationEvent struct {
 // ReconciliationList is the body of GET /v1/reconciliations.
 type ReconciliationList struct {
 	Reconciliations []Reconciliation `json:"reconciliations"`
+	Paging
 }
 
 // Outcomes a human may decide with ReconciliationDecision.

@@ -99,6 +99,10 @@ const (
 	// key check too often, so this one was refused unchecked; Retry-After
 	// says when to try again.
 	CodeTooManyAttempts Code = "too_many_attempts"
+	// CodeAgentCapReached: the call would take the agent past a cap the
+	// catalog sets on what it may hold open at once (approval requests
+	// waiting for a human, sessions not ended); nothing was recorded or run.
+	CodeAgentCapReached Code = "agent_cap_reached"
 )
 
 // MaxPayloadBytes caps an observation's payload so a tool result never

@@ -59,6 +59,13 @@ type Agent struct {
 	key      keyHash
 	hasKey   bool
 	allow    []string
+
+	// MaxOpenApprovals is how many of the agent's calls may wait for a
+	// human at once, MaxLiveSessions how many of its sessions may be open
+	// (not ended) at once: a call past either is refused, so one agent
+	// cannot drown the approval queue or the ledger. See caps.go.
+	MaxOpenApprovals int
+	MaxLiveSessions  int
 }
 
 // OnReject is an agent's policy for a session whose call an approver

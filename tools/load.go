@@ -59,6 +59,10 @@ type (
 		// Platform says which voice platform calls the agent's tools by
 		// webhook: see platform.go.
 		Platform *platformFile `yaml:"platform"`
+		// MaxOpenApprovals and MaxLiveSessions cap what the agent may
+		// hold open at once: see caps.go.
+		MaxOpenApprovals *int `yaml:"max_open_approvals"`
+		MaxLiveSessions  *int `yaml:"max_live_sessions"`
 	}
 	operatorFile struct {
 		ID           string   `yaml:"id"`
@@ -474,6 +478,8 @@ func buildAgent(p *problems, row string, af agentFile) *Agent {
 		allow:                 slices.Compact(slices.Sorted(slices.Values(af.Allow))),
 		Callback:              buildCallback(p, row, af),
 		Platform:              buildPlatform(p, row, af),
+		MaxOpenApprovals:      capOr(af.MaxOpenApprovals, DefaultMaxOpenApprovals),
+		MaxLiveSessions:       capOr(af.MaxLiveSessions, DefaultMaxLiveSessions),
 	}
 	if a.OnFailure == "" {
 		a.OnFailure = maestrotype.OnFailureNone

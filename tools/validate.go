@@ -585,6 +585,7 @@ func (v *validator) agents() {
 		if !a.WhileAwaitingApproval.Valid() {
 			p.add(row, "while_awaiting_approval", "unknown value %q (want %s or %s)", a.WhileAwaitingApproval, AwaitingApprovalStrict, AwaitingApprovalAllowWrites)
 		}
+		capProblems(p, row, a)
 		for _, name := range a.allow {
 			if _, ok := v.c.tools[name]; !ok {
 				p.add(row, "allow", "unknown tool %q", name)

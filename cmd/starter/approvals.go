@@ -17,13 +17,13 @@ func newApprovalsCmd(g *globals) *cobra.Command {
 		Aliases: []string{"approval"},
 		Short:   "List, inspect and decide approval requests (operator key)",
 	}
-	var status string
+	q := apitype.ListQuery{}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List approval requests",
+		Short: "List approval requests, a page at a time, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := g.client().Approvals(cmd.Context(), status)
+			out, err := g.client().ApprovalPage(cmd.Context(), q)
 			if err != nil {
 				return refusalOr(cmd, g, err)
 			}
@@ -31,14 +31,19 @@ func newApprovalsCmd(g *globals) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := newTable(cmd.OutOrStdout())
-			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tROLE\tTIMEOUT\tARGS")
+			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tAGENT\tROLE\tTIMEOUT\tARGS")
 			for _, a := range out.Approvals {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.ApproverRole, a.TimeoutAt.Format("15:04:05Z"), a.Args)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.AgentID, a.ApproverRole, a.TimeoutAt.Format("15:04:05Z"), a.Args)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			printPaging(cmd.OutOrStdout(), len(out.Approvals), out.Paging)
+			return nil
 		},
 	}
-	list.Flags().StringVar(&status, "status", "pending", "pending, approved, rejected, timed_out, auto_approved, or empty for all")
+	listFlags(list, &q, "")
+	list.Flags().StringVar(&q.Status, "status", "pending", "pending, approved, rejected, timed_out, auto_approved, or empty for all")
 
 	show := &cobra.Command{
 		Use:   "show ID",

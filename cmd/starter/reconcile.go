@@ -27,12 +27,13 @@ func newReconcileCmd(g *globals) *cobra.Command {
 }
 
 func newReconcileListCmd(g *globals) *cobra.Command {
+	q := apitype.ListQuery{}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List held post-call work, then effects held for reconciliation (money first), then undelivered texts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := g.client().Reconciliations(cmd.Context())
+			out, err := g.client().ReconciliationPage(cmd.Context(), q)
 			if err != nil {
 				return refusalOr(cmd, g, err)
 			}
@@ -55,9 +56,14 @@ func newReconcileListCmd(g *globals) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, status, r.Searchable, since.Format("2006-01-02 15:04:05Z"), why)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			printPaging(cmd.OutOrStdout(), len(out.Reconciliations), out.Paging)
+			return nil
 		},
 	}
+	listFlags(list, &q, "held_postcall, held_effect or undelivered; empty for all")
 	return list
 }
 

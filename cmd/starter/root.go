@@ -39,7 +39,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.server, "server", envOr("MAESTRO_URL", "http://127.0.0.1:8080"), "maestro API base URL (env MAESTRO_URL)")
 	root.PersistentFlags().StringVar(&g.key, "key", os.Getenv("MAESTRO_KEY"), "agent or operator key (env MAESTRO_KEY)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print stable JSON (the API's response shapes) instead of text")
-	root.AddCommand(newToolsCmd(g), newInvocationsCmd(g), newApprovalsCmd(g), newAuditCmd(g), newSessionsCmd(g), newReconcileCmd(g), newCatalogCmd(g), newKeysCmd(g), newPlatformsCmd(g), newEvalCmd(g))
+	root.AddCommand(newToolsCmd(g), newInvocationsCmd(g), newApprovalsCmd(g), newAuditCmd(g), newSessionsCmd(g), newRefusalsCmd(g), newReconcileCmd(g), newCatalogCmd(g), newKeysCmd(g), newPlatformsCmd(g), newEvalCmd(g))
 	return root
 }
 

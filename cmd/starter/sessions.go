@@ -18,7 +18,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Aliases: []string{"session"},
 		Short:   "Inspect sessions, roll them back, end calls, resolve halts",
 	}
-	cmd.AddCommand(newSessionShowCmd(g), newSessionRollbackCmd(g), newSessionResolveCmd(g), newSessionEndCmd(g), newSessionSetFactCmd(g))
+	cmd.AddCommand(newSessionListCmd(g), newSessionShowCmd(g), newSessionRollbackCmd(g), newSessionResolveCmd(g), newSessionEndCmd(g), newSessionSetFactCmd(g))
 	return cmd
 }
 

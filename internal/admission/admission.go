@@ -142,8 +142,17 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
-	sess, err := g.cfg.Store.SessionUpsert(ctx, ledger.Session{ID: req.SessionID, AgentID: c.agent.ID,
-		Facts: req.SessionContext, Provenance: declared(req.SessionContext)})
+	// The post-call agent acts in sessions that exist already, for their
+	// own agents: it opens none and is not capped.
+	maxLive := c.agent.MaxLiveSessions
+	if c.postCall {
+		maxLive = 0
+	}
+	sess, err := g.cfg.Store.SessionUpsertCapped(ctx, ledger.Session{ID: req.SessionID, AgentID: c.agent.ID,
+		Facts: req.SessionContext, Provenance: declared(req.SessionContext)}, maxLive)
+	if ref := RefuseOverCap(err); ref != nil {
+		return Admitted{}, ref
+	}
 	if err != nil {
 		return Admitted{}, fmt.Errorf("error recording session: %w", err)
 	}
@@ -249,7 +258,13 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 	if route == mt.RouteGated {
 		state = mt.InvocationAwaitingApproval
 	}
-	inv, created, err := g.cfg.Store.InvocationInsert(ctx, ledger.Invocation{
+	// Counted with the insert, under the agent's lock: see
+	// ledger.Store.InvocationInsertCapped.
+	maxOpen := c.agent.MaxOpenApprovals
+	if c.postCall {
+		maxOpen = 0
+	}
+	inv, created, err := g.cfg.Store.InvocationInsertCapped(ctx, ledger.Invocation{
 		OperationKey: c.key,
 		SessionID:    req.SessionID,
 		AgentID:      c.agent.ID,
@@ -264,7 +279,10 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 		// admitted under whatever later catalogs say.
 		EffectClass:    c.tool.Effect,
 		CatalogVersion: c.catalog.Hash(),
-	})
+	}, maxOpen)
+	if ref := RefuseOverCap(err); ref != nil {
+		return ledger.Invocation{}, false, ref
+	}
 	if err != nil {
 		return ledger.Invocation{}, false, fmt.Errorf("error recording invocation: %w", err)
 	}

@@ -20,22 +20,19 @@ import (
 )
 
 func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) {
-	status := ledger.ApprovalStatus(r.URL.Query().Get("status"))
-	switch status {
-	case "", ledger.ApprovalPending, ledger.ApprovalApproved, ledger.ApprovalRejected, ledger.ApprovalTimedOut, ledger.ApprovalAutoApproved:
-	default:
-		writeRefusal(w, admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest,
-			fmt.Sprintf("unknown status %q: use pending, approved, rejected, timed_out or auto_approved", status)))
+	q, ref := pageQuery(r, time.Now(), string(ledger.ApprovalPending), string(ledger.ApprovalApproved), string(ledger.ApprovalRejected),
+		string(ledger.ApprovalTimedOut), string(ledger.ApprovalAutoApproved))
+	if ref != nil {
+		writeRefusal(w, ref)
 		return
 	}
-	reqs, err := s.cfg.Store.ApprovalRequestList(r.Context(), status, 200)
+	p, err := s.cfg.Store.ApprovalRequestPage(r.Context(), q)
 	if err != nil {
-		s.cfg.Logger.Error("could not list approvals", "err", err)
-		writeRefusal(w, unavailableRefusal())
+		writeRefusal(w, s.pageRefusal("approvals", err))
 		return
 	}
-	out := apitype.ApprovalList{Approvals: make([]apitype.Approval, 0, len(reqs))}
-	for _, a := range reqs {
+	out := apitype.ApprovalList{Approvals: make([]apitype.Approval, 0, len(p.Items)), Paging: paging(p)}
+	for _, a := range p.Items {
 		out.Approvals = append(out.Approvals, approvalView(a, nil))
 	}
 	writeJSON(w, http.StatusOK, out)

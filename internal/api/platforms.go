@@ -137,7 +137,7 @@ func (s *Server) platformInvoke(ctx context.Context, r *http.Request, agent *too
 		s.logRefusal(r, agent.ID, call.ID, ref)
 		return refusalAnswer(ref)
 	}
-	if ref := s.recordSignedFacts(ctx, r, agent, call); ref != nil {
+	if ref := s.recordSignedFacts(ctx, r, agent, call, agent.MaxLiveSessions); ref != nil {
 		return refusalAnswer(ref)
 	}
 	// No operation key: admission derives it from the session, the tool
@@ -212,8 +212,9 @@ func refusalAnswer(ref *apitype.Refusal) apitype.PlatformAnswer {
 // recordSignedFacts makes what the platform vouches for about the call
 // session facts of provenance platform-signed:<platform>, under the names
 // the agent's platform block maps them to, creating the session if this
-// is its first call.
-func (s *Server) recordSignedFacts(ctx context.Context, r *http.Request, agent *tools.Agent, call platform.Call) *apitype.Refusal {
+// is its first call. A new session past maxLive of the agent's sessions not
+// ended is refused (0 for no cap).
+func (s *Server) recordSignedFacts(ctx context.Context, r *http.Request, agent *tools.Agent, call platform.Call, maxLive int) *apitype.Refusal {
 	if call.ID == "" {
 		return platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, "the request names no call: maestro's session is the platform's call ID",
 			"Send the call or conversation ID as the platform documents.")
@@ -229,7 +230,11 @@ func (s *Server) recordSignedFacts(ctx context.Context, r *http.Request, agent *
 			facts[fact], provs[fact] = v, prov
 		}
 	}
-	sess, err := s.cfg.Store.SessionUpsert(ctx, ledger.Session{ID: call.ID, AgentID: agent.ID, Facts: facts, Provenance: provs})
+	sess, err := s.cfg.Store.SessionUpsertCapped(ctx, ledger.Session{ID: call.ID, AgentID: agent.ID, Facts: facts, Provenance: provs}, maxLive)
+	if ref := admission.RefuseOverCap(err); ref != nil {
+		s.logRefusal(r, agent.ID, call.ID, ref)
+		return ref
+	}
 	if err != nil {
 		s.cfg.Logger.Error("could not record the session", "session", call.ID, "err", err)
 		return unavailableRefusal()
@@ -299,7 +304,9 @@ func (s *Server) platformEnd(ctx context.Context, r *http.Request, agent *tools.
 	}
 	sess, err := s.cfg.Store.SessionGet(ctx, sessionID)
 	if errors.Is(err, ledger.ErrNotFound) {
-		if ref := s.recordSignedFacts(ctx, r, agent, call); ref != nil {
+		// Not capped: the session ends as it opens, and refusing it would
+		// drop the call's post-call work.
+		if ref := s.recordSignedFacts(ctx, r, agent, call, 0); ref != nil {
 			return out, ref
 		}
 		sess, err = s.cfg.Store.SessionGet(ctx, sessionID)

@@ -1,12 +1,11 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
+	"time"
 
 	"github.com/maestro-run/maestro/activities"
 	"github.com/maestro-run/maestro/apitype"
@@ -29,54 +28,67 @@ type Reconciler interface {
 	RetryHeld(ctx context.Context, key string, op *tools.Operator) (ledger.PostCallItem, error)
 }
 
-// handleListReconciliations lists what ops must look at: held money
-// first, then the other held effects, then the sends the agent reported
-// and whose message the provider then reported undelivered; oldest first
-// within each. Money comes first because a person may have been paid, or
+// handleListReconciliations lists what ops must look at: post-call work
+// held for a human first (a promise the agent made to a caller that
+// nothing kept: a person is waiting on it), then held money, then the
+// other held effects, then the sends the agent reported and whose message
+// the provider then reported undelivered; oldest first within each. Money
+// comes before other held effects because a person may have been paid, or
 // not, and only a human settles it.
 func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Request) {
-	effs, err := s.cfg.Store.EffectListByStatus(r.Context(), mt.EffectNeedsReconciliation, 200)
-	if err != nil {
-		s.cfg.Logger.Error("could not list held effects", "err", err)
-		writeRefusal(w, unavailableRefusal())
+	q, ref := pageQuery(r, time.Now(), string(ledger.QueueHeldPostCall), string(ledger.QueueHeldEffect), string(ledger.QueueUndelivered))
+	if ref != nil {
+		writeRefusal(w, ref)
 		return
 	}
-	slices.SortStableFunc(effs, func(a, b ledger.Effect) int {
-		return cmp.Compare(s.heldRank(a.Tool), s.heldRank(b.Tool))
-	})
-	failed, err := s.cfg.Store.MessageStatusListFailed(r.Context(), 200)
+	p, err := s.cfg.Store.ReconciliationPage(r.Context(), q)
 	if err != nil {
-		s.cfg.Logger.Error("could not list undelivered messages", "err", err)
-		writeRefusal(w, unavailableRefusal())
+		writeRefusal(w, s.pageRefusal("the reconciliation queue", err))
 		return
 	}
-	held, err := s.cfg.Store.PostCallItemListHeld(r.Context(), 200)
-	if err != nil {
-		s.cfg.Logger.Error("could not list held post-call work", "err", err)
-		writeRefusal(w, unavailableRefusal())
-		return
-	}
-	out := apitype.ReconciliationList{Reconciliations: make([]apitype.Reconciliation, 0, len(held)+len(effs)+len(failed))}
-	// A promise the agent made to a caller that nothing kept comes first:
-	// a person is waiting on it, and it may be urgent.
-	for _, it := range held {
-		out.Reconciliations = append(out.Reconciliations, s.heldView(r.Context(), it))
-	}
-	for _, e := range effs {
-		out.Reconciliations = append(out.Reconciliations, s.reconciliationView(e, nil))
-	}
-	for _, em := range failed {
-		out.Reconciliations = append(out.Reconciliations, s.undeliveredView(em))
+	out := apitype.ReconciliationList{Reconciliations: make([]apitype.Reconciliation, 0, len(p.Items)), Paging: paging(p)}
+	for _, it := range p.Items {
+		v, err := s.queueView(r.Context(), it)
+		if errors.Is(err, ledger.ErrNotFound) {
+			// Settled between the page and this read: the next page
+			// starts after it all the same.
+			continue
+		}
+		if err != nil {
+			writeRefusal(w, s.pageRefusal("the reconciliation queue", err))
+			return
+		}
+		out.Reconciliations = append(out.Reconciliations, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// heldRank orders held effects: money before the rest.
-func (s *Server) heldRank(tool string) int {
-	if t, ok := s.cfg.Catalog.Load().Tool(tool); ok && t.Effect == mt.EffectMoney {
-		return 0
+// queueView reads one row of the reconciliation queue.
+func (s *Server) queueView(ctx context.Context, it ledger.ReconciliationItem) (apitype.Reconciliation, error) {
+	switch it.Kind {
+	case ledger.QueueHeldPostCall:
+		held, err := s.cfg.Store.PostCallItemGet(ctx, it.SessionID, it.ItemKey)
+		if err != nil {
+			return apitype.Reconciliation{}, err
+		}
+		return s.heldView(ctx, held), nil
+	case ledger.QueueUndelivered:
+		eff, err := s.cfg.Store.EffectGet(ctx, it.OperationKey)
+		if err != nil {
+			return apitype.Reconciliation{}, err
+		}
+		ms, err := s.cfg.Store.MessageStatusGet(ctx, twilioProvider, receiptMessageSID(eff.Receipt))
+		if err != nil {
+			return apitype.Reconciliation{}, err
+		}
+		return s.undeliveredView(ledger.EffectMessage{Effect: eff, Message: ms}), nil
+	default:
+		eff, err := s.cfg.Store.EffectGet(ctx, it.OperationKey)
+		if err != nil {
+			return apitype.Reconciliation{}, err
+		}
+		return s.reconciliationView(eff, nil), nil
 	}
-	return 1
 }
 
 // undeliveredView shows a succeeded send whose message never arrived. It

@@ -216,6 +216,8 @@ var Routes = []string{
 	"POST /v1/reconciliations/{key}/resolve",
 	"POST /v1/reconciliations/{key}/check",
 	"POST /v1/reconciliations/{key}/retry",
+	"GET /v1/refusals",
+	"GET /v1/sessions",
 	"GET /v1/sessions/{id}",
 	"POST /v1/sessions/{id}/rollback",
 	"POST /v1/sessions/{id}/resolve",
@@ -255,6 +257,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/reconciliations/{key}/resolve", s.opsOnly(s.permitted(tools.PermSettleReconciliations, s.handleResolveReconciliation)))
 	s.mux.HandleFunc("POST /v1/reconciliations/{key}/check", s.opsOnly(s.handleCheckReconciliation))
 	s.mux.HandleFunc("POST /v1/reconciliations/{key}/retry", s.opsOnly(s.handleRetryReconciliation))
+	s.mux.HandleFunc("GET /v1/refusals", s.opsOnly(s.handleListRefusals))
+	s.mux.HandleFunc("GET /v1/sessions", s.opsOnly(s.handleListSessions))
 	s.mux.HandleFunc("GET /v1/sessions/{id}", s.agentOrOps(s.handleGetSession))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/rollback", s.agentOrOps(s.handleRollback))
 	s.mux.HandleFunc("POST /v1/sessions/{id}/resolve", s.agentOrOps(s.handleResolve))

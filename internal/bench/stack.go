@@ -74,6 +74,11 @@ func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err er
 	if doc, err = tools.AllowingWritesWhileAwaiting(doc); err != nil {
 		return nil, err
 	}
+	// It measures throughput, not the caps that keep one agent from
+	// drowning the queue: it leaves many sessions open and requests waiting.
+	if doc, err = tools.LiftingAgentCaps(doc); err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(catalog, doc, 0o600); err != nil {
 		return nil, fmt.Errorf("error writing the catalog: %w", err)
 	}

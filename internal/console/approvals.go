@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
@@ -17,22 +16,31 @@ const lastCalls = 5
 // queueView is the approval queue.
 type queueView struct {
 	Approvals []apitype.Approval
-	// PollMillis is how often the page refreshes the queue.
+	// PollMillis is how often the page refreshes the queue, and PollURL
+	// what it fetches: this page of it, under the same filters.
 	PollMillis int64
+	PollURL    string
+	Page       pageView
 }
 
-func (c *Console) queue(r *http.Request, v *visit) (queueView, error) {
-	list, err := v.api.Approvals(r.Context(), "pending")
+func (c *Console) queue(r *http.Request, v *visit, f listFilter) (queueView, error) {
+	// Oldest first, as the API lists them: the caller who has waited
+	// longest is decided first.
+	list, err := v.api.ApprovalPage(r.Context(), f.query("pending"))
 	if err != nil {
 		return queueView{}, err
 	}
-	// Oldest first: the caller who has waited longest is decided first.
-	slices.SortStableFunc(list.Approvals, func(a, b apitype.Approval) int { return a.CreatedAt.Compare(b.CreatedAt) })
-	return queueView{Approvals: list.Approvals, PollMillis: c.cfg.PollInterval.Milliseconds()}, nil
+	return queueView{Approvals: list.Approvals, PollMillis: c.cfg.PollInterval.Milliseconds(),
+		PollURL: f.link("/console/approvals/queue", f.Cursor),
+		Page:    newPageView("/console/approvals", f, len(list.Approvals), list.Paging)}, nil
 }
 
 func (c *Console) handleQueue(w http.ResponseWriter, r *http.Request, v *visit) {
-	q, err := c.queue(r, v)
+	f, ok := c.readListFilter(w, r)
+	if !ok {
+		return
+	}
+	q, err := c.queue(r, v, f)
 	if err != nil {
 		c.apiProblem(w, r, err)
 		return
@@ -43,7 +51,11 @@ func (c *Console) handleQueue(w http.ResponseWriter, r *http.Request, v *visit) 
 // handleQueueFragment is the queue alone, which the page fetches to stay
 // live without a reload.
 func (c *Console) handleQueueFragment(w http.ResponseWriter, r *http.Request, v *visit) {
-	q, err := c.queue(r, v)
+	f, ok := c.readListFilter(w, r)
+	if !ok {
+		return
+	}
+	q, err := c.queue(r, v, f)
 	if err != nil {
 		c.apiProblem(w, r, err)
 		return

@@ -9,6 +9,12 @@ import (
 	"github.com/maestro-run/maestro/tools"
 )
 
+// reconciliationsView is one page of the reconciliation queue.
+type reconciliationsView struct {
+	Reconciliations []apitype.Reconciliation
+	Page            pageView
+}
+
 type reconciliationView struct {
 	apitype.Reconciliation
 	// Open says whether it still waits for a finding or a decision.
@@ -20,12 +26,19 @@ type reconciliationView struct {
 }
 
 func (c *Console) handleReconciliations(w http.ResponseWriter, r *http.Request, v *visit) {
-	list, err := v.api.Reconciliations(r.Context())
+	f, ok := c.readListFilter(w, r)
+	if !ok {
+		return
+	}
+	list, err := v.api.ReconciliationPage(r.Context(), f.query(""))
 	if err != nil {
 		c.apiProblem(w, r, err)
 		return
 	}
-	c.renderPage(w, r, v, http.StatusOK, "reconciliations.html", "Reconciliations", list.Reconciliations)
+	c.renderPage(w, r, v, http.StatusOK, "reconciliations.html", "Reconciliations", reconciliationsView{
+		Reconciliations: list.Reconciliations,
+		Page:            newPageView("/console/reconciliations", f, len(list.Reconciliations), list.Paging),
+	})
 }
 
 func (c *Console) handleReconciliation(w http.ResponseWriter, r *http.Request, v *visit) {

@@ -16,7 +16,7 @@ import (
 	"github.com/maestro-run/maestro/tools"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/partials/*.html
 var templateFS embed.FS
 
 //go:embed static
@@ -39,7 +39,7 @@ func parsePages() (*pages, error) {
 		if base == "layout.html" {
 			continue
 		}
-		t, err := template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name)
+		t, err := template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials/*.html", name)
 		if err != nil {
 			return nil, fmt.Errorf("error parsing console template %s: %w", base, err)
 		}

@@ -10,7 +10,11 @@ import (
 )
 
 func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocation, bool, error) {
-	got, err := scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationInsert"),
+	return l.invocationInsert(ctx, l.conn, inv)
+}
+
+func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation) (Invocation, bool, error) {
+	got, err := scanInvocation(q.QueryRowContext(ctx, l.query("InvocationInsert"),
 		idOr(inv.ID, "inv"),
 		inv.OperationKey,
 		textArg(inv.SessionID),

@@ -15,6 +15,12 @@ import (
 // concurrent first calls exactly one creates the session, and every caller
 // gets back the facts that call stated.
 func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) {
+	return l.sessionUpsert(ctx, s, 0)
+}
+
+// sessionUpsert is SessionUpsert whose insert, when the session is new,
+// is refused past maxLive sessions of the agent not ended (see capped).
+func (l *ledger) sessionUpsert(ctx context.Context, s Session, maxLive int) (Session, error) {
 	switch {
 	case s.ID == "":
 		return Session{}, errors.New("error upserting session: ID is required")
@@ -52,10 +58,23 @@ func (l *ledger) SessionUpsert(ctx context.Context, s Session) (Session, error) 
 	case !errors.Is(err, ErrNotFound):
 		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
 	}
-	got, err := scanSession(l.conn.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
+	var got Session
+	err = l.capped(ctx, CapLiveSessions, s.AgentID, maxLive, "SessionCountLive", func(tx *sql.Tx) error {
+		var err error
+		got, err = scanSession(tx.QueryRowContext(ctx, l.query("SessionInsert"), s.ID, s.AgentID, factsArg, provArg))
+		return err
+	})
+	var capErr *CapError
 	switch {
 	case err == nil:
 		return got, nil
+	case errors.As(err, &capErr):
+		// A concurrent first call may have created this very session
+		// meanwhile: a later call in a session is never refused by the cap.
+		if got, gerr := l.SessionGet(ctx, s.ID); gerr == nil {
+			return got, nil
+		}
+		return Session{}, err
 	case !errors.Is(err, sql.ErrNoRows):
 		return Session{}, fmt.Errorf("error upserting session %q: %w", s.ID, err)
 	}

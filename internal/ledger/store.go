@@ -102,6 +102,9 @@ type Store interface {
 	CanaryRunResults(ctx context.Context, runID string) ([]CanaryResult, error)
 
 	RefusalInsert(ctx context.Context, r Refusal) error
+	// RefusalPage returns one page of refusals, newest first, filtered by
+	// code (PageQuery.Status), tool, agent and age.
+	RefusalPage(ctx context.Context, q PageQuery) (Page[Refusal], error)
 	// RefusalList returns the most recent refusals, newest first.
 	RefusalList(ctx context.Context, limit int) ([]Refusal, error)
 
@@ -115,7 +118,17 @@ type Store interface {
 	// to detect a session ID reused by another agent. ID and AgentID are
 	// required; State is ignored.
 	SessionUpsert(ctx context.Context, s Session) (Session, error)
+	// SessionUpsertCapped is SessionUpsert that refuses to create the
+	// agent's session past maxLive sessions not ended, with a *CapError
+	// (ErrCapReached), counted and inserted under the agent's lock so a
+	// burst cannot overshoot. An existing session is returned whatever the
+	// count. maxLive of zero or less is no cap.
+	SessionUpsertCapped(ctx context.Context, s Session, maxLive int) (Session, error)
 	SessionGet(ctx context.Context, id string) (Session, error)
+	// SessionPage returns one page of sessions, newest first, filtered by
+	// state (PageQuery.Status), a tool one of their calls named, agent and
+	// age.
+	SessionPage(ctx context.Context, q PageQuery) (Page[Session], error)
 	// SessionFactSet records a fact someone other than the agent vouches
 	// for (an operator, a signing platform) on an existing session,
 	// replacing any earlier value of that name and its provenance. Agents
@@ -210,6 +223,13 @@ type Store interface {
 	// operation key exists it is returned unchanged with created=false; the
 	// caller compares ArgsHash to detect a reused key.
 	InvocationInsert(ctx context.Context, inv Invocation) (got Invocation, created bool, err error)
+	// InvocationInsertCapped is InvocationInsert that refuses to record a
+	// new call awaiting approval when its agent already holds maxOpen
+	// approval requests open (CapOpenApprovals), with a *CapError
+	// (ErrCapReached), counted and inserted under the agent's lock so a
+	// burst cannot overshoot. A key already recorded is answered whatever
+	// the count. maxOpen of zero or less is no cap.
+	InvocationInsertCapped(ctx context.Context, inv Invocation, maxOpen int) (got Invocation, created bool, err error)
 	InvocationGet(ctx context.Context, id string) (Invocation, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
@@ -373,6 +393,11 @@ type Store interface {
 	// PostCallItemListHeld returns up to limit items held for a human,
 	// oldest first.
 	PostCallItemListHeld(ctx context.Context, limit int) ([]PostCallItem, error)
+	// ReconciliationPage returns one page of the reconciliation queue:
+	// held post-call work, held money, other held effects, then
+	// undelivered messages, oldest first within each; filtered by kind
+	// (PageQuery.Status), tool, the agent of the call behind it and age.
+	ReconciliationPage(ctx context.Context, q PageQuery) (Page[ReconciliationItem], error)
 
 	// ApprovalRequestInsert opens an approval request, idempotent by
 	// operation key: if the key already has a request, the stored one is
@@ -393,6 +418,9 @@ type Store interface {
 	// ApprovalRequestList returns requests in a status (every status when
 	// empty), oldest first: the order an approver works a queue in.
 	ApprovalRequestList(ctx context.Context, status ApprovalStatus, limit int) ([]ApprovalRequest, error)
+	// ApprovalRequestPage returns one page of requests, oldest first,
+	// filtered by status, tool, agent and age.
+	ApprovalRequestPage(ctx context.Context, q PageQuery) (Page[ApprovalRequest], error)
 
 	// ApprovalDecide applies a human decision in one transaction: the
 	// request's status, the decision's events and, for approve and modify,

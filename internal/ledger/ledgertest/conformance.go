@@ -120,6 +120,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testRefusal(t, setup)
 	})
+	t.Run("Listing", func(t *testing.T) {
+		t.Parallel()
+		testListing(t, setup)
+	})
 	t.Run("MetricCounts", func(t *testing.T) {
 		t.Parallel()
 		testMetricCounts(t, setup)

@@ -55,3 +55,23 @@ RETURNING id, invocation_id, operation_key, session_id, agent_id, tool, args, ar
 UPDATE approval_requests
 SET status = $2, decided_by = $3, decided_at = now()
 WHERE id = $1 AND status = 'pending';
+
+-- name: ApprovalRequestPage
+-- Oldest first, the order an approver works a queue in. $1…$5 filter
+-- (status, tool, agent, created at or after, created before; empty or NULL
+-- for any); $6…$8 are the cursor (rank unused, time, ID; NULL for the first
+-- page); $9 the page's length.
+SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
+FROM approval_requests
+WHERE ($1 = '' OR status = $1) AND ($2 = '' OR tool = $2) AND ($3 = '' OR agent_id = $3)
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)
+  AND ($6::int IS NULL OR (created_at, id) > ($7::timestamptz, $8::text))
+ORDER BY created_at, id
+LIMIT $9;
+
+-- name: ApprovalRequestCount
+SELECT count(*)
+FROM approval_requests
+WHERE ($1 = '' OR status = $1) AND ($2 = '' OR tool = $2) AND ($3 = '' OR agent_id = $3)
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5);

@@ -83,3 +83,27 @@ SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, reso
 FROM sessions
 WHERE id = $1
 FOR SHARE;
+
+-- name: SessionPage
+-- Newest first. $1…$5 filter (state, a tool the session called, agent,
+-- created at or after, created before; empty or NULL for any); $6…$8 are
+-- the cursor (rank unused, time, ID; NULL for the first page); $9 the
+-- page's length.
+SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, resolved_by, resolve_reason, transcript,
+       created_at, updated_at, ended_at, rollback_started_at, resolution
+FROM sessions s
+WHERE ($1 = '' OR state = $1)
+  AND ($2 = '' OR EXISTS (SELECT 1 FROM invocations i WHERE i.session_id = s.id AND i.tool = $2))
+  AND ($3 = '' OR agent_id = $3)
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)
+  AND ($6::int IS NULL OR (created_at, id) < ($7::timestamptz, $8::text))
+ORDER BY created_at DESC, id DESC
+LIMIT $9;
+
+-- name: SessionCount
+SELECT count(*)
+FROM sessions s
+WHERE ($1 = '' OR state = $1)
+  AND ($2 = '' OR EXISTS (SELECT 1 FROM invocations i WHERE i.session_id = s.id AND i.tool = $2))
+  AND ($3 = '' OR agent_id = $3)
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5);
