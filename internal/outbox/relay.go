@@ -107,7 +107,7 @@ func New(cfg Config) (*Relay, error) {
 
 // Deliver makes one attempt at sig and records its outcome: delivered,
 // failed with the next attempt scheduled, or abandoned when the workflow
-// is gone. It returns the signalling error, if any; the signal stays owed
+// is gone (and not merely yet to start). It returns the signalling error, if any; the signal stays owed
 // and Run delivers it later.
 func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 	if sig.Attempts > 0 && sig.ApprovalID != "" {
@@ -123,7 +123,7 @@ func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 			r.cfg.Logger.Error("could not record a delivered signal", "signal", sig.ID, "err", merr)
 		}
 		return nil
-	case errors.As(err, &notFound):
+	case errors.As(err, &notFound) && !r.workflowStartsLater(ctx, sig):
 		r.cfg.Logger.Warn("signal abandoned: its workflow is gone", "signal", sig.ID, "workflow", sig.WorkflowID, "name", sig.SignalName)
 		if merr := r.cfg.Store.OutboxMarkAbandoned(ctx, sig.ID, err.Error()); merr != nil {
 			r.cfg.Logger.Error("could not record an abandoned signal", "signal", sig.ID, "err", merr)
