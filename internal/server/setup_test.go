@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/maestro-run/maestro/apiclient"
@@ -132,6 +133,9 @@ type options struct {
 	// telemetry, when set, is the process's telemetry; it gets its own
 	// Temporal client, made with the telemetry's client options.
 	telemetry *telemetry.Telemetry
+	// interceptors, when set, get the process its own Temporal client,
+	// made with them: a test's hand on the calls maestro makes.
+	interceptors []interceptor.ClientInterceptor
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
@@ -198,8 +202,11 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
-	if o.telemetry != nil {
+	switch {
+	case o.telemetry != nil:
 		tc = telemetryClient(t, o.telemetry)
+	case o.interceptors != nil:
+		tc = interceptedClient(t, o.interceptors)
 	}
 	var signaller outbox.Signaller = tc
 	if o.signaller != nil {
