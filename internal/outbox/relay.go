@@ -107,8 +107,8 @@ func New(cfg Config) (*Relay, error) {
 
 // Deliver makes one attempt at sig and records its outcome: delivered,
 // failed with the next attempt scheduled, or abandoned when the workflow
-// is gone (and not merely yet to start). It returns the signalling error, if any; the signal stays owed
-// and Run delivers it later.
+// is gone (not merely yet to start). It returns the signalling error, if
+// any; the signal stays owed and Run delivers it later.
 func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 	if sig.Attempts > 0 && sig.ApprovalID != "" {
 		r.renewToken(ctx, sig)
