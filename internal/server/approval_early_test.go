@@ -92,7 +92,11 @@ func TestAnApprovalDecidedBeforeItsWorkflowStartsStillRunsTheCall(t *testing.T) 
 		resp, err := e.invoke("send_sms", e.key("other-phone"), `{"to":"+14155550177","body":"Your code is 1234."}`)
 		done <- invoked{resp, err}
 	}()
-	<-held.arrived
+	select {
+	case <-held.arrived:
+	case got := <-done:
+		require.FailNow(t, "admission answered without starting the call's workflow", "%+v %v", got.resp, got.err)
+	}
 
 	list, err := e.ops.Approvals(e.ctx, "pending")
 	require.NoError(t, err)
