@@ -107,8 +107,8 @@ func New(cfg Config) (*Relay, error) {
 
 // Deliver makes one attempt at sig and records its outcome: delivered,
 // failed with the next attempt scheduled, or abandoned when the workflow
-// is gone. It returns the signalling error, if any; the signal stays owed
-// and Run delivers it later.
+// is gone (not merely yet to start). It returns the signalling error, if
+// any; the signal stays owed and Run delivers it later.
 func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 	if sig.Attempts > 0 && sig.ApprovalID != "" {
 		r.renewToken(ctx, sig)
@@ -123,12 +123,12 @@ func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 			r.cfg.Logger.Error("could not record a delivered signal", "signal", sig.ID, "err", merr)
 		}
 		return nil
-	case errors.As(err, &notFound):
+	case errors.As(err, &notFound) && !r.workflowStartsLater(ctx, sig):
 		// Logged as an error: what the signal owed (a call's end, an
 		// approval's wake-up) will not happen, and an operator must know.
-		// The session's end starts its workflow before queueing call-ended,
-		// so this is a workflow that ran and is gone, not one that never
-		// started.
+		// A session's end starts its workflow before queueing call-ended,
+		// and an open call's wake-up is kept until its workflow starts, so this
+		// is a workflow that ran and is gone.
 		r.cfg.Logger.Error("signal abandoned: its workflow is gone", "signal", sig.ID, "workflow", sig.WorkflowID, "name", sig.SignalName)
 		if merr := r.cfg.Store.OutboxMarkAbandoned(ctx, sig.ID, err.Error()); merr != nil {
 			r.cfg.Logger.Error("could not record an abandoned signal", "signal", sig.ID, "err", merr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
-	temporallog "go.temporal.io/sdk/log"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
@@ -101,23 +99,8 @@ func (o *startWatchOutbound) ExecuteWorkflow(ctx context.Context, in *intercepto
 	return o.Next.ExecuteWorkflow(ctx, in)
 }
 
-// interceptedClient is a Temporal client of the test server's whose calls
-// pass through ic.
-func interceptedClient(t *testing.T, ic interceptor.ClientInterceptor) client.Client {
-	t.Helper()
-	c, err := client.DialContext(t.Context(), testCodec.Apply(client.Options{
-		HostPort:     temporalServer.GetFrontendHostPort(),
-		Namespace:    temporalServer.GetDefaultNamespace(),
-		Logger:       temporallog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
-		Interceptors: []interceptor.ClientInterceptor{ic},
-	}))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
-
 func withStartWatch(w *startWatch) func(*options) {
-	return func(o *options) { o.interceptor = w }
+	return func(o *options) { o.interceptors = []interceptor.ClientInterceptor{w} }
 }
 
 // requireIdentifierRefusal asserts a refusal names the field and the rule.

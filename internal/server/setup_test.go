@@ -139,13 +139,13 @@ type options struct {
 	telemetry *telemetry.Telemetry
 	// throttle limits failed key checks; tests set its clock.
 	throttle throttle.Config
+	// interceptors, when set, get the process its own Temporal client,
+	// made with them: a test's hand on the calls maestro makes.
+	interceptors []interceptor.ClientInterceptor
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
 	alongside *env
-	// interceptor, when set, sees every call the process makes through
-	// its Temporal client; it gets a client of its own.
-	interceptor interceptor.ClientInterceptor
 }
 
 // alongside starts a second maestro sharing e's ledger and stand-ins.
@@ -208,11 +208,11 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 
 	tc := temporalClient
-	if o.telemetry != nil {
+	switch {
+	case o.telemetry != nil:
 		tc = telemetryClient(t, o.telemetry)
-	}
-	if o.interceptor != nil {
-		tc = interceptedClient(t, o.interceptor)
+	case o.interceptors != nil:
+		tc = interceptedClient(t, o.interceptors)
 	}
 	var signaller outbox.Signaller = tc
 	if o.signaller != nil {
