@@ -8,6 +8,7 @@ import (
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
 // lastCalls is how many of a session's calls an approver sees.
@@ -169,7 +170,21 @@ func (c *Console) apiProblem(w http.ResponseWriter, r *http.Request, err error) 
 func apiError(err error) (int, string) {
 	var refusal *apiclient.Error
 	if errors.As(err, &refusal) {
-		return cmp.Or(refusal.StatusCode, http.StatusBadGateway), refusal.Observation.Summary
+		return cmp.Or(refusal.StatusCode, http.StatusBadGateway), refusalWords(refusal.Observation)
 	}
 	return http.StatusBadGateway, "maestro could not answer: " + err.Error()
+}
+
+// refusalWords is the observation's summary and, for a refusal under a
+// rule (an identifier outside maestro's rule), its root cause, which names
+// the rule: the summary alone names only the field.
+func refusalWords(obs mt.Observation) string {
+	var rule struct {
+		Rule string `json:"rule"`
+	}
+	if obs.NextActions == nil || obs.NextActions.RootCause == "" ||
+		json.Unmarshal(obs.Payload, &rule) != nil || rule.Rule == "" {
+		return obs.Summary
+	}
+	return obs.Summary + ". " + obs.NextActions.RootCause + "."
 }

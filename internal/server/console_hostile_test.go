@@ -70,6 +70,28 @@ func objectAt(base, raw string) (obj object, rest string, ok bool) {
 	return object{parts[0], id}, rest, true
 }
 
+// requireRefusedID opens the session page of id, which the identifier
+// rule refuses, and shows that the console answers the rule's refusal
+// instead of a session page: it names the field and the rule, and offers
+// no form, and no link to any object, that a click could carry elsewhere.
+func requireRefusedID(t *testing.T, ctx context.Context, base, id string) {
+	t.Helper()
+	p := visit(t, ctx, base+"/console/sessions/"+url.PathEscape(id))
+	requireRuleRefusalPage(t, base, id, p)
+}
+
+func requireRuleRefusalPage(t *testing.T, base, id string, p seenPage) {
+	t.Helper()
+	require.Contains(t, p.Main, "session_id is not a valid identifier", "the page of %q", id)
+	require.Contains(t, p.Main, mt.IdentifierRule, "the page of %q names the rule", id)
+	require.NotContains(t, p.Main, "Session "+id, "no session page for %q", id)
+	require.Empty(t, p.Forms, "the refusal for %q offers no action", id)
+	for _, href := range p.Links {
+		obj, _, ok := objectAt(base, href)
+		require.False(t, ok, "the refusal for %q links to %v at %s", id, obj, href)
+	}
+}
+
 func readSeen(t *testing.T, ctx context.Context) seenPage {
 	t.Helper()
 	p, err := chromedp.Run(ctx, chromedp.Evaluate[seenPage](readPage))
@@ -125,12 +147,15 @@ func requireLandsOnWhatItNames(t *testing.T, ctx context.Context, base string, p
 }
 
 // Agents choose session IDs, and so operation keys and held keys: IDs that
-// would change a URL (traversal, '?', '#', percent-encoded twins, very
-// long ones) never change where an operator's click goes. Every link and
-// form on the approval, session and reconciliation pages lands on the
-// object it names, and the reproduction (open the session of an
-// ordinary request, then vouch for a fact on a session whose ID walks to
-// a pending refund's approve action) approves nothing.
+// would change a URL ('?', '#', percent-encoded twins, IDs at the length
+// limit) never change where an operator's click goes. Every link and form
+// on the approval, session and reconciliation pages lands on the object
+// it names, and the reproduction (open the session of an ordinary
+// request in the percent-encoded twin of a session whose ID walks to a
+// pending refund's approve action, and vouch for a fact there) approves
+// nothing. Sessions recorded before the identifier rule, whose IDs it
+// refuses (the traversal itself, an over-long one), open as the rule's
+// refusal, with nothing on it to click.
 func TestConsoleBrowserHostileIDsCannotSteerAClick(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -173,7 +198,7 @@ func TestConsoleBrowserHostileIDsCannotSteerAClick(t *testing.T) {
 	browserSignIn(t, ctx, e.url, tools.DemoOpsKey, "")
 
 	// The reproduction. The manager opens the ordinary request in
-	// the twin session, then its session.
+	// the twin session, then its session, and vouches for a fact there.
 	p := visit(t, ctx, e.url+"/console/approvals/"+approvals[twin])
 	require.True(t, p.names(approvals[twin]))
 	require.NoError(t, chromedp.Do(ctx,
@@ -181,15 +206,6 @@ func TestConsoleBrowserHostileIDsCannotSteerAClick(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS("#fact-value")),
 	))
 	require.Equal(t, "Session "+twin, text(t, ctx, "main h1"), "the twin session opens, not the one its ID decodes to")
-	// The traversal session, found by its ID, as an operator would.
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(e.url+"/console/sessions"),
-		chromedp.WaitReady(chromedp.CSS("#session-id")),
-		chromedp.SendKeys(chromedp.CSS("#session-id"), traversal),
-		chromedp.Submit(chromedp.CSS("#session-id")),
-		chromedp.WaitReady(chromedp.CSS("#fact-value")),
-	))
-	require.Equal(t, "Session "+traversal, text(t, ctx, "main h1"))
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#fact-value"), "+15550001111")))
 	shoot(t, ctx, "hostile-session")
 	require.NoError(t, chromedp.Do(ctx,
@@ -197,11 +213,25 @@ func TestConsoleBrowserHostileIDsCannotSteerAClick(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS("p.notice")),
 	))
 	require.Contains(t, text(t, ctx, "p.notice"), "you vouch for this fact")
-	require.Equal(t, "Session "+traversal, text(t, ctx, "main h1"), "the vouch lands on the session it names")
-	vouched, err := e.store.SessionGet(e.ctx, traversal)
+	require.Equal(t, "Session "+twin, text(t, ctx, "main h1"), "the vouch lands on the session it names")
+	vouched, err := e.store.SessionGet(e.ctx, twin)
 	require.NoError(t, err)
 	require.Equal(t, "+15550001111", vouched.Facts["caller_number"])
-	require.Equal(t, "pending", e.approvalStatus(refund.ApprovalID), "the click on another object decided nothing")
+	// The traversal session, found by its ID as an operator would, opens
+	// as the rule's refusal: no vouch form, nothing that lands elsewhere.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(e.url+"/console/sessions"),
+		chromedp.WaitReady(chromedp.CSS("#session-id")),
+		chromedp.SendKeys(chromedp.CSS("#session-id"), traversal),
+		chromedp.Submit(chromedp.CSS("#session-id")),
+		chromedp.WaitReady(chromedp.CSS("main p.problem")),
+	))
+	requireRuleRefusalPage(t, e.url, traversal, readSeen(t, ctx))
+	shoot(t, ctx, "hostile-refused")
+	untouched, err := e.store.SessionGet(e.ctx, traversal)
+	require.NoError(t, err)
+	require.Equal(t, sessionFacts["caller_number"], untouched.Facts["caller_number"])
+	require.Equal(t, "pending", e.approvalStatus(refund.ApprovalID), "the clicks decided nothing")
 	require.Zero(t, e.standins.Sandbox.CountRefunds(), "nothing ran at the back office")
 
 	// Every link and form on every page of a hostile object lands on what
@@ -211,8 +241,10 @@ func TestConsoleBrowserHostileIDsCannotSteerAClick(t *testing.T) {
 		require.ElementsMatch(t, []object{{"sessions", id}, {"approvals", approvals[id]}}, linked, "the request's session and its modify page")
 		require.Empty(t, requireLandsOnWhatItNames(t, ctx, e.url, object{"sessions", id}))
 	}
-	require.Empty(t, requireLandsOnWhatItNames(t, ctx, e.url, object{"sessions", traversal}))
-	require.Empty(t, requireLandsOnWhatItNames(t, ctx, e.url, object{"sessions", overLong}), "a halted session, with its resolve form")
+	// A halted session would offer its resolve form; refused, it offers
+	// nothing.
+	requireRefusedID(t, ctx, e.url, traversal)
+	requireRefusedID(t, ctx, e.url, overLong)
 	shoot(t, ctx, "hostile-halted")
 	require.Equal(t, []object{{"reconciliations", heldKey}}, requireLandsOnWhatItNames(t, ctx, e.url, object{"sessions", heldSession}))
 	require.Equal(t, []object{{"sessions", heldSession}}, requireLandsOnWhatItNames(t, ctx, e.url, object{"reconciliations", heldKey}))
