@@ -43,14 +43,14 @@ func TestConsoleOffersActionsOnlyToPermittedOperators(t *testing.T) {
 		require.Contains(t, textOf(body), p.whyNot, p.path)
 	}
 
-	status, body := auditor.postForm(sessionPage, sessionPage+"/facts", url.Values{"name": {"caller_number"}, "value": {"+14155550177"}})
+	status, body := auditor.postForm(sessionPage, sessionPage+"/facts", with(boundTo(e.session, "facts"), "name", "caller_number", "value", "+14155550177"))
 	require.Equal(t, http.StatusForbidden, status, body)
 	require.Contains(t, textOf(body), "Nothing was recorded")
 	sess, err := e.ops.Session(e.ctx, e.session)
 	require.NoError(t, err)
 	require.Equal(t, "agent-declared", sess.FactProvenance["caller_number"])
 
-	status, body = auditor.postForm(reconciliationPage, reconciliationPage+"/resolve", url.Values{"outcome": {"not_delivered"}, "reason": {"not seen"}})
+	status, body = auditor.postForm(reconciliationPage, reconciliationPage+"/resolve", with(boundTo(key, "resolve"), "outcome", "not_delivered", "reason", "not seen"))
 	require.Equal(t, http.StatusForbidden, status, body)
 	require.Contains(t, textOf(body), "Nothing was settled")
 	e.requireHeld(key)
