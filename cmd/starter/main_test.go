@@ -93,7 +93,7 @@ func TestCLIAgainstDevMode(t *testing.T) {
 	})
 
 	t.Run("BadArgsJSON", func(t *testing.T) {
-		_, errOut, code := run(t, append(global, "invocations", "invoke", "lookup_tenant", "--args", "{oops")...)
+		_, errOut, code := run(t, append(global, "invocations", "invoke", "lookup_tenant", "--session", "cli-1", "--args", "{oops")...)
 		require.Equal(t, 1, code)
 		require.Contains(t, errOut, "not valid JSON")
 	})

@@ -92,7 +92,7 @@ func TestCLIListsUndeliveredTexts(t *testing.T) {
 	// Ops checked the number with the caller and vouch for it.
 	shown, _, code = run(t, append(ops, "sessions", "set-fact", "cli-4", "caller_number", to)...)
 	require.Equal(t, 0, code, shown)
-	require.Contains(t, shown, "caller_number = "+to+"  (operator)")
+	require.Contains(t, shown, "caller_number = "+to+"  (operator:demo-manager)")
 	_, errOut, code := run(t, "--server", d.URL(), "--key", tools.DemoAgentKey, "sessions", "set-fact", "cli-4", "caller_number", to)
 	require.Equal(t, 3, code, "an agent cannot vouch: %s", errOut)
 }
