@@ -41,6 +41,7 @@ var allMigrations = []appliedMigration{
 	{Version: 18, Name: "state_reads"},
 	{Version: 19, Name: "approval_notifications"},
 	{Version: 20, Name: "console_session_key"},
+	{Version: 21, Name: "cap_and_listing_indexes"},
 }
 
 func TestMigrate(t *testing.T) {
