@@ -43,10 +43,13 @@ type stack struct {
 }
 
 func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err error) {
-	s = &stack{}
+	// The deferred stop holds its own reference: an error return sets s
+	// to nil before deferred calls run.
+	started := &stack{}
+	s = started
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.stop())
+			err = errors.Join(err, started.stop())
 		}
 	}()
 	dataDir := cfg.DataDir

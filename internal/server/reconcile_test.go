@@ -121,7 +121,7 @@ func TestSESLostAnswerWaitsForAHumanDecision(t *testing.T) {
 	t.Parallel()
 	e := setup(t, withShortProviderTimeout)
 	loseNextAnswer(t, e.standins.SES.Faults())
-	key := e.key("mail/1") // a slash, to prove the key survives the path
+	key := e.key("mail?1#%2F") // characters a path must escape, to prove the key survives it
 
 	resp, err := e.invoke("email_property_manager", key, emailArgs)
 	require.NoError(t, err)
