@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/maestro-run/maestro/internal/platform"
 	"github.com/maestro-run/maestro/internal/syncbuf"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
@@ -19,18 +16,7 @@ import (
 // newTLSControlURL is newControlURL over https, as a live call's control
 // URL is outside dev mode.
 func newTLSControlURL(t *testing.T) *controlURL {
-	c := &controlURL{}
-	c.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		require.NoError(t, err)
-		var m platform.VapiAddMessage
-		require.NoError(t, json.Unmarshal(body, &m), "%s", body)
-		c.mu.Lock()
-		c.msgs = append(c.msgs, m)
-		c.mu.Unlock()
-	}))
-	t.Cleanup(c.srv.Close)
-	return c
+	return startControlURL(t, httptest.NewTLSServer)
 }
 
 // Outside dev mode a pending call's result is pushed only to a control URL

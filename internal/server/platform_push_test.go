@@ -26,8 +26,13 @@ type controlURL struct {
 }
 
 func newControlURL(t *testing.T) *controlURL {
+	return startControlURL(t, httptest.NewServer)
+}
+
+// startControlURL records what a control URL served by start is sent.
+func startControlURL(t *testing.T, start func(http.Handler) *httptest.Server) *controlURL {
 	c := &controlURL{}
-	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c.srv = start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		require.NoError(t, err)
 		var m platform.VapiAddMessage
