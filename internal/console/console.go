@@ -123,7 +123,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/approvals/{id}/modify", c.signedIn(c.bound("id", "modify", c.handleModifyReview)))
 	c.mux.HandleFunc("POST /console/approvals/{id}/modify/confirm", c.signedIn(c.bound("id", "modify/confirm", c.handleModifyConfirm)))
 
-	c.mux.HandleFunc("GET /console/sessions", c.signedIn(c.handleSessionLookup))
+	c.mux.HandleFunc("GET /console/sessions", c.signedIn(c.handleSessions))
 	c.mux.HandleFunc("GET /console/sessions/{id}", c.signedIn(c.handleSession))
 	c.mux.HandleFunc("POST /console/sessions/{id}/rollback", c.signedIn(c.bound("id", "rollback", c.handleRollback)))
 	c.mux.HandleFunc("POST /console/sessions/{id}/resolve", c.signedIn(c.bound("id", "resolve", c.handleResolve)))
@@ -134,6 +134,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/reconciliations/{key}/resolve", c.signedIn(c.bound("key", "resolve", c.handleReconciliationResolve)))
 	c.mux.HandleFunc("POST /console/reconciliations/{key}/retry", c.signedIn(c.bound("key", "retry", c.handleReconciliationRetry)))
 
+	c.mux.HandleFunc("GET /console/refusals", c.signedIn(c.handleRefusals))
 	c.mux.HandleFunc("GET /console/audit", c.signedIn(c.handleAudit))
 	c.mux.HandleFunc("POST /console/sessions/{id}/facts", c.signedIn(c.bound("id", "facts", c.handleSetFact)))
 	c.mux.HandleFunc("GET /console/catalog", c.signedIn(c.handleCatalog))

@@ -24,12 +24,32 @@ type sessionView struct {
 	Vouch permit
 }
 
-func (c *Console) handleSessionLookup(w http.ResponseWriter, r *http.Request, v *visit) {
+// sessionsView is one page of the session listing.
+type sessionsView struct {
+	Sessions []apitype.SessionSummary
+	Page     pageView
+}
+
+// handleSessions opens the session an ID names, or lists sessions newest
+// first, a page at a time.
+func (c *Console) handleSessions(w http.ResponseWriter, r *http.Request, v *visit) {
 	if id := r.URL.Query().Get("id"); id != "" {
 		http.Redirect(w, r, sessionPath(id), http.StatusSeeOther)
 		return
 	}
-	c.renderPage(w, r, v, http.StatusOK, "lookup.html", "Sessions", nil)
+	f, ok := c.readListFilter(w, r)
+	if !ok {
+		return
+	}
+	list, err := v.api.Sessions(r.Context(), f.query(""))
+	if err != nil {
+		c.apiProblem(w, r, err)
+		return
+	}
+	c.renderPage(w, r, v, http.StatusOK, "sessions.html", "Sessions", sessionsView{
+		Sessions: list.Sessions,
+		Page:     newPageView("/console/sessions", f, len(list.Sessions), list.Paging),
+	})
 }
 
 func (c *Console) handleSession(w http.ResponseWriter, r *http.Request, v *visit) {
