@@ -37,7 +37,7 @@ func (c *Console) queue(r *http.Request, v *visit, f listFilter) (queueView, err
 }
 
 func (c *Console) handleQueue(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
+	f, ok := c.readListFilter(w, r, v)
 	if !ok {
 		return
 	}
@@ -52,7 +52,7 @@ func (c *Console) handleQueue(w http.ResponseWriter, r *http.Request, v *visit) 
 // handleQueueFragment is the queue alone, which the page fetches to stay
 // live without a reload.
 func (c *Console) handleQueueFragment(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
+	f, ok := c.readListFilter(w, r, v)
 	if !ok {
 		return
 	}
