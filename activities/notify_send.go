@@ -85,21 +85,23 @@ func (n notification) line(summary string, esc func(string) string) string {
 	return s + esc(" Request "+n.id+".")
 }
 
+// asIs passes plain-text channels' text through unescaped.
+func asIs(s string) string { return s }
+
 // plain is the message for a plain-text channel: an email's body.
 func (n notification) plain() string {
-	return n.line(n.Summary, func(s string) string { return s })
+	return n.line(n.Summary, asIs)
 }
 
 // sms is the message as a text: at most smsLimit characters, the summary
 // shortened to fit so the link stays whole.
 func (n notification) sms() string {
-	plain := func(s string) string { return s }
-	text := n.line(n.Summary, plain)
+	text := n.plain()
 	over := len([]rune(text)) - smsLimit
 	if over <= 0 {
 		return text
 	}
-	return n.line(cutRunes(n.Summary, len([]rune(n.Summary))-over), plain)
+	return n.line(cutRunes(n.Summary, len([]rune(n.Summary))-over), asIs)
 }
 
 // subject is an email's subject: one line, so nothing in it can start a

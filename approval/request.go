@@ -78,13 +78,15 @@ func Open(ctx context.Context, store Requests, inv ledger.Invocation, args map[s
 	// call goes to a human.
 	// A fact an operator vouched for is seen only if that operator may
 	// vouch for this tool's facts.
-	if policy.Condition != nil && policy.Effect != mt.EffectMoney &&
-		policy.Condition.Approves(args, sessionFacts(inv.SessionID, sess.FactsTrusted(policy.countsFact))) {
-		req.Status = ledger.ApprovalAutoApproved
-		req.DecidedBy = "rule:" + policy.Condition.String()
-		req.DecidedAt = &now
-		if req.DecisionDetail, err = restedOn(sess, policy); err != nil {
-			return ledger.ApprovalRequest{}, err
+	if policy.Condition != nil && policy.Effect != mt.EffectMoney {
+		shown := sess.FactsTrusted(policy.countsFact)
+		if policy.Condition.Approves(args, sessionFacts(inv.SessionID, shown)) {
+			req.Status = ledger.ApprovalAutoApproved
+			req.DecidedBy = "rule:" + policy.Condition.String()
+			req.DecidedAt = &now
+			if req.DecisionDetail, err = restedOn(sess, shown, policy.Condition); err != nil {
+				return ledger.ApprovalRequest{}, err
+			}
 		}
 	}
 	apr, err := store.ApprovalRequestInsert(ctx, req)

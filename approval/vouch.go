@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/approval/rule"
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
@@ -27,13 +28,12 @@ func (p Policy) countsFact(pv mt.Provenance) bool {
 	return id != "" && p.Vouches != nil && p.Vouches(id)
 }
 
-// restedOn is the decision detail of a request the policy's rule
-// approved: the facts it was shown and reads. Nil when it read none.
-func restedOn(sess ledger.Session, p Policy) (json.RawMessage, error) {
-	shown := sess.FactsTrusted(p.countsFact)
+// restedOn is the decision detail of a request cond approved: the facts
+// it was shown and reads. Nil when it read none.
+func restedOn(sess ledger.Session, shown map[string]string, cond *rule.Condition) (json.RawMessage, error) {
 	var r apitype.RestedOn
 	for _, name := range slices.Sorted(maps.Keys(shown)) {
-		if !p.Condition.ReadsFact(name) {
+		if !cond.ReadsFact(name) {
 			continue
 		}
 		f, _ := sess.Fact(name)

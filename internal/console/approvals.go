@@ -24,44 +24,37 @@ type queueView struct {
 	Page       pageView
 }
 
-func (c *Console) queue(r *http.Request, v *visit, f listFilter) (queueView, error) {
+// queue reads this page of the queue under the URL's filters, or answers
+// why it cannot.
+func (c *Console) queue(w http.ResponseWriter, r *http.Request, v *visit) (queueView, bool) {
+	f, ok := c.readListFilter(w, r, v)
+	if !ok {
+		return queueView{}, false
+	}
 	// Oldest first, as the API lists them: the caller who has waited
 	// longest is decided first.
 	list, err := v.api.ApprovalPage(r.Context(), f.query("pending"))
 	if err != nil {
-		return queueView{}, err
+		c.apiProblem(w, r, err)
+		return queueView{}, false
 	}
 	return queueView{Approvals: list.Approvals, PollMillis: c.cfg.PollInterval.Milliseconds(),
 		PollURL: f.link("/console/approvals/queue", f.Cursor),
-		Page:    newPageView("/console/approvals", f, len(list.Approvals), list.Paging)}, nil
+		Page:    newPageView("/console/approvals", f, len(list.Approvals), list.Paging)}, true
 }
 
 func (c *Console) handleQueue(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
-	if !ok {
-		return
+	if q, ok := c.queue(w, r, v); ok {
+		c.renderPage(w, r, v, http.StatusOK, "approvals.html", "Approval queue", q)
 	}
-	q, err := c.queue(r, v, f)
-	if err != nil {
-		c.apiProblem(w, r, err)
-		return
-	}
-	c.renderPage(w, r, v, http.StatusOK, "approvals.html", "Approval queue", q)
 }
 
 // handleQueueFragment is the queue alone, which the page fetches to stay
 // live without a reload.
 func (c *Console) handleQueueFragment(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
-	if !ok {
-		return
+	if q, ok := c.queue(w, r, v); ok {
+		c.renderFragment(w, r, "approvals.html", "queue", view{Op: v.op, CSRF: v.csrf, Data: q})
 	}
-	q, err := c.queue(r, v, f)
-	if err != nil {
-		c.apiProblem(w, r, err)
-		return
-	}
-	c.renderFragment(w, r, "approvals.html", "queue", view{Op: v.op, CSRF: v.csrf, Data: q})
 }
 
 func (c *Console) handleApprovalLookup(w http.ResponseWriter, r *http.Request, v *visit) {

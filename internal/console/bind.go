@@ -44,7 +44,7 @@ func (c *Console) bound(param, action string, next func(http.ResponseWriter, *ht
 		if problem := boundProblem(r.PathValue(param), action, r.PostFormValue(targetField), r.PostFormValue(actionField)); problem != "" {
 			c.cfg.Logger.Warn("console form refused: its body names another object or action than its address",
 				"op", v.op.ID, "path", r.URL.EscapedPath(), "action", action)
-			c.renderError(w, r, http.StatusBadRequest, problem+" Nothing was done. Open the object in the console and use the form on its own page.")
+			c.renderProblem(w, r, v, http.StatusBadRequest, problem+" Nothing was done. Open the object in the console and use the form on its own page.")
 			return
 		}
 		next(w, r, v)

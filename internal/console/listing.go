@@ -32,11 +32,11 @@ type listFilter struct {
 // readListFilter reads a listing's filters from its URL, or answers why
 // it cannot: the age filter offers only ageChoices. The API checks the
 // rest.
-func (c *Console) readListFilter(w http.ResponseWriter, r *http.Request) (listFilter, bool) {
+func (c *Console) readListFilter(w http.ResponseWriter, r *http.Request, v *visit) (listFilter, bool) {
 	q := r.URL.Query()
 	f := listFilter{Tool: q.Get("tool"), Agent: q.Get("agent"), Age: q.Get("age"), Cursor: q.Get("cursor")}
 	if !slices.ContainsFunc(ageChoices, func(a ageChoice) bool { return a.Value == f.Age }) {
-		c.renderError(w, r, http.StatusBadRequest, "The age filter must be one of the choices offered: 5m, 1h, 24h, or none.")
+		c.renderProblem(w, r, v, http.StatusBadRequest, "The age filter must be one of the choices offered: 5m, 1h, 24h, or none.")
 		return listFilter{}, false
 	}
 	return f, true

@@ -26,7 +26,7 @@ type reconciliationView struct {
 }
 
 func (c *Console) handleReconciliations(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
+	f, ok := c.readListFilter(w, r, v)
 	if !ok {
 		return
 	}

@@ -91,11 +91,21 @@ func (c *Console) renderView(w http.ResponseWriter, r *http.Request, status int,
 // renderError answers with a page saying what went wrong; the operator
 // stays signed in if they were.
 func (c *Console) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	v := view{Title: http.StatusText(status), Problem: msg}
+	var v *visit
 	if sess, op, state := c.session(r); state == sessionLive {
-		v.Op, v.CSRF = op, sess.CSRFToken
+		v = &visit{op: op, csrf: sess.CSRFToken}
 	}
-	c.renderView(w, r, status, "error.html", v)
+	c.renderProblem(w, r, v, status, msg)
+}
+
+// renderProblem is renderError where the visitor is already known: v, or
+// nil for one not signed in. It reads no session again.
+func (c *Console) renderProblem(w http.ResponseWriter, r *http.Request, v *visit, status int, msg string) {
+	pv := view{Title: http.StatusText(status), Problem: msg}
+	if v != nil {
+		pv.Op, pv.CSRF = v.op, v.csrf
+	}
+	c.renderView(w, r, status, "error.html", pv)
 }
 
 // notices are the confirmations a redirect after an action may name; only

@@ -46,22 +46,24 @@ func (c *Console) signedIn(next func(http.ResponseWriter, *http.Request, *visit)
 				http.Redirect(w, r, "/console/signin?ended=1&next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
 			}
-			c.renderError(w, r, http.StatusUnauthorized, keyChangedProblem+" Nothing was done.")
+			c.renderProblem(w, r, nil, http.StatusUnauthorized, keyChangedProblem+" Nothing was done.")
 			return
 		case sessionNone:
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/console/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
 			}
-			c.renderError(w, r, http.StatusUnauthorized, "You are not signed in, or your sign-in has expired. Sign in and try again; nothing was done.")
+			c.renderProblem(w, r, nil, http.StatusUnauthorized, "You are not signed in, or your sign-in has expired. Sign in and try again; nothing was done.")
 			return
 		}
+		v := &visit{op: op, csrf: sess.CSRFToken}
 		if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), sess.CSRFToken) {
 			c.cfg.Logger.Warn("console form refused: CSRF token missing or wrong", "op", op.ID, "path", r.URL.Path)
-			c.renderError(w, r, http.StatusForbidden, "This form did not come from your console session (its security token is missing or stale). Reload the page and try again; nothing was done.")
+			c.renderProblem(w, r, v, http.StatusForbidden, "This form did not come from your console session (its security token is missing or stale). Reload the page and try again; nothing was done.")
 			return
 		}
-		next(w, r, &visit{op: op, csrf: sess.CSRFToken, api: c.apiFor(op)})
+		v.api = c.apiFor(op)
+		next(w, r, v)
 	}
 }
 

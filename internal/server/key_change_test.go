@@ -23,9 +23,11 @@ const (
 
 // withKeys is yaml with the demo agent's and operator's key hashes
 // replaced by those of agentKey and opsKey.
-func withKeys(yaml, agentKey, opsKey string) string {
-	yaml = strings.Replace(yaml, tools.HashKey(tools.DemoAgentKey), tools.HashKey(agentKey), 1)
-	return strings.Replace(yaml, tools.HashKey(tools.DemoOpsKey), tools.HashKey(opsKey), 1)
+func withKeys(t *testing.T, yaml, agentKey, opsKey string) string {
+	t.Helper()
+	doc, err := tools.ReplacingDemoKeys([]byte(yaml), agentKey, opsKey)
+	require.NoError(t, err)
+	return string(doc)
 }
 
 // withOperator is yaml with one more operator, holding role ops.
@@ -45,7 +47,7 @@ func TestReloadEndsAChangedKeyOnTheAPI(t *testing.T) {
 	_, err = e.invoke("lookup_tenant", e.key("before"), `{"tenant_id":"t_100"}`)
 	require.NoError(t, err, "the session exists before the rotation")
 
-	file.write(t, withKeys(demoYAML, rotatedAgentKey, rotatedOpsKey))
+	file.write(t, withKeys(t, demoYAML, rotatedAgentKey, rotatedOpsKey))
 	res, err := e.ops.ReloadCatalog(e.ctx)
 	require.NoError(t, err)
 	require.True(t, res.Changed)
@@ -112,7 +114,7 @@ func TestConsoleBrowserKeyChangeEndsTheSession(t *testing.T) {
 	require.NotEmpty(t, csrf)
 
 	// The manager's key is rotated and a clerk is added.
-	rotated := withOperator(withKeys(demoYAML, tools.DemoAgentKey, rotatedOpsKey), clerk, clerkKey)
+	rotated := withOperator(withKeys(t, demoYAML, tools.DemoAgentKey, rotatedOpsKey), clerk, clerkKey)
 	file.write(t, rotated)
 	_, err := e.svc.ReloadCatalog(e.ctx)
 	require.NoError(t, err)
@@ -147,7 +149,7 @@ func TestConsoleBrowserKeyChangeEndsTheSession(t *testing.T) {
 
 	// Removing an operator ends its session the same way.
 	clerkVisit := e.signIn(clerkKey)
-	file.write(t, withKeys(demoYAML, tools.DemoAgentKey, rotatedOpsKey))
+	file.write(t, withKeys(t, demoYAML, tools.DemoAgentKey, rotatedOpsKey))
 	_, err = e.svc.ReloadCatalog(e.ctx)
 	require.NoError(t, err)
 	status, body = clerkVisit.get("/console/approvals")
