@@ -15,7 +15,7 @@ type refusalsView struct {
 // handleRefusals lists the calls refused before anything ran, newest
 // first, so operators see an agent held at a cap as well as a bad call.
 func (c *Console) handleRefusals(w http.ResponseWriter, r *http.Request, v *visit) {
-	f, ok := c.readListFilter(w, r)
+	f, ok := c.readListFilter(w, r, v)
 	if !ok {
 		return
 	}

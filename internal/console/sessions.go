@@ -37,7 +37,7 @@ func (c *Console) handleSessions(w http.ResponseWriter, r *http.Request, v *visi
 		http.Redirect(w, r, sessionPath(id), http.StatusSeeOther)
 		return
 	}
-	f, ok := c.readListFilter(w, r)
+	f, ok := c.readListFilter(w, r, v)
 	if !ok {
 		return
 	}
