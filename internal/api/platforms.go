@@ -320,14 +320,11 @@ func (s *Server) platformEnd(ctx context.Context, r *http.Request, agent *tools.
 		s.logRefusal(r, agent.ID, sessionID, ref)
 		return out, ref
 	}
-	if sess.EndedAt == nil {
-		// A session of a call without tool calls has no workflow yet; one
-		// that has one keeps it. Started before the end is recorded, so an
-		// event answered 503 here is retried and finds nothing ended.
-		if err := s.cfg.Gate.StartSession(ctx, agent, sess.ID); err != nil {
-			s.cfg.Logger.Error("could not start the session workflow", "session", sess.ID, "err", err)
-			return out, unavailableRefusal()
-		}
+	// A session of a call without tool calls has no workflow yet; one
+	// that has one keeps it. Started before the end is recorded, so an
+	// event answered 503 here is retried and finds nothing ended.
+	if ref := s.ensureSessionWorkflow(ctx, agent, sess); ref != nil {
+		return out, ref
 	}
 	ended := workflows.CallEnded{Transcript: transcript}
 	raw, _ := json.Marshal(ended.Transcript)
