@@ -24,9 +24,6 @@ const (
 	// operatorPrefix starts a fact an operator vouched for; the operator's
 	// ID follows.
 	operatorPrefix = string(ProvenanceOperator) + ":"
-	// maxOperatorIDLen bounds the ID a provenance names, as identifiers
-	// are bounded elsewhere.
-	maxOperatorIDLen = 200
 	// platformSignedPrefix starts a fact a platform signed (a telephony
 	// provider's verified webhook); the platform's name follows.
 	platformSignedPrefix = "platform-signed:"
@@ -43,11 +40,12 @@ func PlatformSigned(platform string) (Provenance, error) {
 }
 
 // OperatorVouched is the provenance of a fact the operator with this ID
-// vouched for. Whether it counts for a rule depends on the roles that
-// operator holds when the rule is evaluated, so the ID is kept.
+// vouched for; the ID is bounded as identifiers are (MaxIdentifierLen).
+// Whether it counts for a rule depends on the roles that operator holds
+// when the rule is evaluated, so the ID is kept.
 func OperatorVouched(id string) (Provenance, error) {
-	if id == "" || len(id) > maxOperatorIDLen || strings.ContainsFunc(id, unicode.IsControl) {
-		return "", fmt.Errorf("operator ID %q must be 1-%d characters with no control characters", id, maxOperatorIDLen)
+	if id == "" || len(id) > MaxIdentifierLen || strings.ContainsFunc(id, unicode.IsControl) {
+		return "", fmt.Errorf("operator ID %q must be 1-%d characters with no control characters", id, MaxIdentifierLen)
 	}
 	return Provenance(operatorPrefix + id), nil
 }

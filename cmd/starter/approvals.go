@@ -35,11 +35,7 @@ func newApprovalsCmd(g *globals) *cobra.Command {
 			for _, a := range out.Approvals {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.AgentID, a.ApproverRole, a.TimeoutAt.Format("15:04:05Z"), a.Args)
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			printPaging(cmd.OutOrStdout(), len(out.Approvals), out.Paging)
-			return nil
+			return flushPaged(tw, cmd.OutOrStdout(), len(out.Approvals), out.Paging)
 		},
 	}
 	listFlags(list, &q, "")

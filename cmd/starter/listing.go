@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -24,11 +25,15 @@ func listFlags(cmd *cobra.Command, q *apitype.ListQuery, statusHelp string) {
 	f.IntVar(&q.Limit, "limit", 0, "rows per page, 1 to 500 (default 50)")
 }
 
-// printPaging ends a listing's table: how many rows match in all, and the
-// cursor of the next page when there is one.
-func printPaging(w io.Writer, shown int, p apitype.Paging) {
+// flushPaged flushes a listing's table to w and ends it: how many rows
+// match in all, and the cursor of the next page when there is one.
+func flushPaged(tw *tabwriter.Writer, w io.Writer, shown int, p apitype.Paging) error {
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "%d of %d\n", shown, p.Total)
 	if p.Next != "" {
 		fmt.Fprintf(w, "next: --cursor %s\n", p.Next)
 	}
+	return nil
 }

@@ -56,11 +56,7 @@ func newReconcileListCmd(g *globals) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%t\t%s\t%s\n", r.OperationKey, r.Tool, r.Effect, status, r.Searchable, since.Format("2006-01-02 15:04:05Z"), why)
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			printPaging(cmd.OutOrStdout(), len(out.Reconciliations), out.Paging)
-			return nil
+			return flushPaged(tw, cmd.OutOrStdout(), len(out.Reconciliations), out.Paging)
 		},
 	}
 	listFlags(list, &q, "held_postcall, held_effect or undelivered; empty for all")

@@ -27,11 +27,7 @@ func newSessionListCmd(g *globals) *cobra.Command {
 			for _, s := range out.Sessions {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.SessionID, s.AgentID, s.State, s.CreatedAt.Format("2006-01-02 15:04:05Z"), s.HaltStep)
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			printPaging(cmd.OutOrStdout(), len(out.Sessions), out.Paging)
-			return nil
+			return flushPaged(tw, cmd.OutOrStdout(), len(out.Sessions), out.Paging)
 		},
 	}
 	listFlags(list, &q, "active, halted or ended; empty for all")
@@ -62,11 +58,7 @@ func newRefusalsCmd(g *globals) *cobra.Command {
 			for _, r := range out.Refusals {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.At.Format("2006-01-02 15:04:05Z"), r.Code, orNone(r.AgentID), orNone(r.SessionID), orNone(r.Tool), r.Detail)
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			printPaging(cmd.OutOrStdout(), len(out.Refusals), out.Paging)
-			return nil
+			return flushPaged(tw, cmd.OutOrStdout(), len(out.Refusals), out.Paging)
 		},
 	}
 	listFlags(list, &q, "only refusals with this code, e.g. agent_cap_reached")

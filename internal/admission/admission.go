@@ -209,7 +209,7 @@ func (g *Gate) check(req Request) (call, error) {
 	if err != nil {
 		return call{}, err
 	}
-	if err := g.checkReservedKey(key, agent.ID); err != nil {
+	if err := checkReservedKey(key, postCall); err != nil {
 		return call{}, err
 	}
 	return call{agent: agent, tool: tool, catalog: cat, canonical: canonical, hash: hash, key: key, postCall: postCall}, nil
@@ -374,12 +374,13 @@ func (g *Gate) sessionInput(agent *tools.Agent, sessionID string) workflows.Sess
 
 // checkReservedKey keeps agents off the key spaces maestro derives itself:
 // a compensation's undo-{id} and a post-call item's postcall:{session}:{item}.
-// An agent holding one could pre-empt the effect it names.
-func (g *Gate) checkReservedKey(key, agentID string) error {
+// An agent holding one could pre-empt the effect it names; only the
+// post-call agent makes postcall: keys.
+func checkReservedKey(key string, postCall bool) error {
 	switch {
 	case strings.HasPrefix(key, "undo-"):
 		return refuseBadRequest("operation keys starting with undo- are reserved for compensations")
-	case strings.HasPrefix(key, "postcall:") && !g.isPostCallAgent(agentID):
+	case strings.HasPrefix(key, "postcall:") && !postCall:
 		return refuseBadRequest("operation keys starting with postcall: are reserved for post-call delivery")
 	}
 	return nil

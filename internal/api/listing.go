@@ -46,7 +46,7 @@ func pageQuery(r *http.Request, now time.Time, statuses ...string) (ledger.PageQ
 	if s := v.Get("cursor"); s != "" {
 		c, err := ledger.ParseCursor(s)
 		if err != nil {
-			return bad("cursor is not one this listing returned: send back the next value of the page before, unchanged")
+			return ledger.PageQuery{}, badCursorRefusal()
 		}
 		q.After = &c
 	}
@@ -91,11 +91,16 @@ func paging[T any](p ledger.Page[T]) apitype.Paging {
 	return out
 }
 
+// badCursorRefusal answers a cursor no page of the listing returned.
+func badCursorRefusal() *apitype.Refusal {
+	return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest,
+		"cursor is not one this listing returned: send back the next value of the page before, unchanged")
+}
+
 // pageRefusal answers a page the ledger could not read.
 func (s *Server) pageRefusal(what string, err error) *apitype.Refusal {
 	if errors.Is(err, ledger.ErrBadCursor) {
-		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest,
-			"cursor is not one this listing returned: send back the next value of the page before, unchanged")
+		return badCursorRefusal()
 	}
 	s.cfg.Logger.Error("could not list "+what, "err", err)
 	return unavailableRefusal()

@@ -212,13 +212,10 @@ func refusalAnswer(ref *apitype.Refusal) apitype.PlatformAnswer {
 // recordSignedFacts makes what the platform vouches for about the call
 // session facts of provenance platform-signed:<platform>, under the names
 // the agent's platform block maps them to, creating the session if this
-// is its first call. A new session past maxLive of the agent's sessions not
+// is its first call. Its callers have held call.ID to the identifier rule
+// (checkPlatformIDs). A new session past maxLive of the agent's sessions not
 // ended is refused (0 for no cap).
 func (s *Server) recordSignedFacts(ctx context.Context, r *http.Request, agent *tools.Agent, call platform.Call, maxLive int) *apitype.Refusal {
-	if call.ID == "" {
-		return platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, "the request names no call: maestro's session is the platform's call ID",
-			"Send the call or conversation ID as the platform documents.")
-	}
 	prov, err := mt.PlatformSigned(string(agent.Platform.Kind))
 	if err != nil {
 		s.cfg.Logger.Error("platform provenance", "err", err)
@@ -320,14 +317,11 @@ func (s *Server) platformEnd(ctx context.Context, r *http.Request, agent *tools.
 		s.logRefusal(r, agent.ID, sessionID, ref)
 		return out, ref
 	}
-	if sess.EndedAt == nil {
-		// A session of a call without tool calls has no workflow yet; one
-		// that has one keeps it. Started before the end is recorded, so an
-		// event answered 503 here is retried and finds nothing ended.
-		if err := s.cfg.Gate.StartSession(ctx, agent, sess.ID); err != nil {
-			s.cfg.Logger.Error("could not start the session workflow", "session", sess.ID, "err", err)
-			return out, unavailableRefusal()
-		}
+	// A session of a call without tool calls has no workflow yet; one
+	// that has one keeps it. Started before the end is recorded, so an
+	// event answered 503 here is retried and finds nothing ended.
+	if ref := s.ensureSessionWorkflow(ctx, agent, sess); ref != nil {
+		return out, ref
 	}
 	ended := workflows.CallEnded{Transcript: transcript}
 	raw, _ := json.Marshal(ended.Transcript)

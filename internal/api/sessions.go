@@ -360,7 +360,7 @@ func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, ses
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
-	if ref := s.ensureSessionWorkflow(r.Context(), sess); ref != nil {
+	if ref := s.ensureSessionWorkflow(r.Context(), nil, sess); ref != nil {
 		writeRefusal(w, ref)
 		return
 	}
