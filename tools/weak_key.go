@@ -41,7 +41,7 @@ var commonWeakKeys = []string{
 // to weakMaxDigits digits, or a common one. It is empty for every other
 // hash, which the loader cannot tell from a strong key's.
 func weakKeyClass(h keyHash) string {
-	if _, found := slices.BinarySearch(weakKeyPrefixes(), binary.BigEndian.Uint32(h[:4])); !found {
+	if !weakKeys().has(h) {
 		return ""
 	}
 	// A prefix matched: find the key, which also rules out a strong key
@@ -57,20 +57,46 @@ func weakKeyClass(h keyHash) string {
 	return class
 }
 
-// weakKeyPrefixes are the first four bytes of every weak key's hash,
-// sorted: computed once, at the first load that checks a key, and kept
-// small (4 bytes a key) since weakKeyClass confirms a match by the key.
-var weakKeyPrefixes = sync.OnceValue(buildWeakKeyPrefixes)
+// weakKeys is the first four bytes of every weak key's hash: computed
+// once, at the first load that checks a key, and kept small since
+// weakKeyClass confirms a match by the key.
+var weakKeys = sync.OnceValue(buildWeakKeySet)
 
-func buildWeakKeyPrefixes() []uint32 {
-	out := make([]uint32, 0, weakKeyCount())
+// weakKeySet holds four-byte hash prefixes bucketed by their first two
+// bytes: low[start[b]:start[b+1]] are the last two bytes of the prefixes
+// whose first two are b. Two bytes a key, where a sorted []uint32 would
+// take four, and built in linear time, where sorting two million prefixes
+// would take longer than hashing them.
+type weakKeySet struct {
+	start [1<<16 + 1]uint32
+	low   []uint16
+}
+
+func (s *weakKeySet) has(h keyHash) bool {
+	b := binary.BigEndian.Uint16(h[:2])
+	return slices.Contains(s.low[s.start[b]:s.start[b+1]], binary.BigEndian.Uint16(h[2:4]))
+}
+
+func buildWeakKeySet() *weakKeySet {
+	prefixes := make([]uint32, 0, weakKeyCount())
 	eachWeakKey(func(key []byte, _ string) bool {
 		sum := sha256.Sum256(key)
-		out = append(out, binary.BigEndian.Uint32(sum[:4]))
+		prefixes = append(prefixes, binary.BigEndian.Uint32(sum[:4]))
 		return true
 	})
-	slices.Sort(out)
-	return slices.Compact(out)
+	s := &weakKeySet{low: make([]uint16, len(prefixes))}
+	for _, p := range prefixes {
+		s.start[p>>16+1]++
+	}
+	for b := 1; b < len(s.start); b++ {
+		s.start[b] += s.start[b-1]
+	}
+	next := s.start
+	for _, p := range prefixes {
+		s.low[next[p>>16]] = uint16(p)
+		next[p>>16]++
+	}
+	return s
 }
 
 // weakKeyCount is about how many keys eachWeakKey yields.
