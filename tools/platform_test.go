@@ -131,3 +131,29 @@ func TestPlatformControlHosts(t *testing.T) {
 	require.False(t, a.Platform.AllowsControlHost("x.vapi.ai"), "the list replaces the default")
 	require.False(t, a.Platform.AllowsControlHost("other.example.com"))
 }
+
+// A budget is refused when its answer is due after the limit a server holds
+// a request to, with the field and the setting named; one within it, or an
+// agent without a platform, passes.
+func TestCheckAnswersWithin(t *testing.T) {
+	t.Parallel()
+	c, err := tools.Load(withPlatform("      kind: elevenlabs\n      secret_env: EL_SECRET\n      async_tools: true\n      async_budget: 40s\n"))
+	require.NoError(t, err)
+	require.Equal(t, 45*time.Second, c.LongestAnswer())
+	require.NoError(t, c.CheckAnswersWithin(45*time.Second, "--drain-timeout"))
+	err = c.CheckAnswersWithin(30*time.Second, "--drain-timeout")
+	require.ErrorContains(t, err, `agents[0] "voice-agent": platform.async_budget: 40s is answered up to 45s after a call arrives, but --drain-timeout is 30s`)
+	require.ErrorContains(t, err, "raise --drain-timeout to at least 45s")
+	var fe *tools.FieldError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, "platform.async_budget", fe.Field)
+
+	c, err = tools.Load(withPlatform("      kind: retell\n      secret_env: RETELL_API_KEY\n      answer_budget: 8s\n"))
+	require.NoError(t, err)
+	require.ErrorContains(t, c.CheckAnswersWithin(10*time.Second, "the limit"), "platform.answer_budget: 8s is answered up to 13s")
+
+	c, err = tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	require.Zero(t, c.LongestAnswer())
+	require.NoError(t, c.CheckAnswersWithin(time.Second, "the limit"))
+}

@@ -14,8 +14,10 @@ func parseFlags() server.Config {
 	cfg := server.FromEnv()
 	flag.BoolVar(&cfg.Dev, "dev", false, "run everything embedded (no external services, no credentials)")
 	flag.StringVar((*string)(&cfg.Role), "role", string(cfg.Role), "parts this process runs: all, api or worker (env MAESTRO_ROLE; default all)")
-	flag.DurationVar(&cfg.DrainTimeout, "drain-timeout", cfg.DrainTimeout, "on SIGTERM, how long work in flight may take to finish (env MAESTRO_DRAIN_TIMEOUT; default 30s)")
+	flag.DurationVar(&cfg.DrainTimeout, "drain-timeout", cfg.DrainTimeout, "on SIGTERM, how long work in flight may take to finish (env MAESTRO_DRAIN_TIMEOUT; default 30s, or the catalog's longest platform budget plus 5s if longer)")
 	flag.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "API listen address (env MAESTRO_HTTP_ADDR; default 127.0.0.1:8080)")
+	flag.DurationVar(&cfg.WriteTimeout, "http-write-timeout", cfg.WriteTimeout,
+		"how long answering a request may take, but for calls that wait on their own budget (platform tool calls, invocations, MCP tool calls) (env MAESTRO_HTTP_WRITE_TIMEOUT; default 1m45s)")
 	flag.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL providers reach the API at, for Twilio's delivery callbacks (env MAESTRO_PUBLIC_URL; dev default: the API's own address)")
 	flag.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "dev mode's data directory (env MAESTRO_DATA_DIR; default .data)")
 	flag.StringVar(&cfg.CatalogPath, "catalog", cfg.CatalogPath, "catalog file (env MAESTRO_CATALOG; dev default: the demo catalog)")

@@ -132,6 +132,17 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 			"MAESTRO_CATALOG is required outside dev mode (or pass --dev)",
 		},
 	}, {
+		name:    "platform budget longer than the drain window",
+		catalog: withElevenLabsAgent(demo, "40s"),
+		env: func(t *testing.T) []string {
+			return []string{"MAESTRO_DRAIN_TIMEOUT=20s"}
+		},
+		want: []string{
+			"error checking the catalog",
+			`agents[0] "el-agent": platform.async_budget: 40s is answered up to 45s after a call arrives, but --drain-timeout (MAESTRO_DRAIN_TIMEOUT) is 20s`,
+			"to fix: raise --drain-timeout (MAESTRO_DRAIN_TIMEOUT) to the length named above",
+		},
+	}, {
 		name:    "unknown role",
 		catalog: demo,
 		env: func(t *testing.T) []string {
@@ -337,10 +348,19 @@ func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
 // and returns once it says it is serving, with its stderr.
 func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
+	cmd, stderr, _ := startDevWith(t, nil, args...)
+	return cmd, stderr
+}
+
+// startDevWith is startDev with env added to the environment; it also
+// returns the URL the API serves on.
+func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncbuf.Buffer, string) {
+	t.Helper()
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	args = append([]string{"--dev", "--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--temporal-port", strconv.Itoa(port)}, args...)
 	cmd := exec.CommandContext(t.Context(), maestroBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr := &syncbuf.Buffer{}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -350,11 +370,13 @@ func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	// exits before serving fails the test at once instead of at its
 	// deadline.
 	serving, exited := make(chan struct{}), make(chan struct{})
+	var url string
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "maestro is serving") {
+			if rest, ok := strings.CutPrefix(sc.Text(), "maestro is serving on "); ok {
+				url = strings.TrimSpace(rest)
 				close(serving)
 				break
 			}
@@ -372,5 +394,5 @@ func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	case <-t.Context().Done():
 		t.Fatalf("maestro did not start:\n%s", stderr.String())
 	}
-	return cmd, stderr
+	return cmd, stderr, url
 }

@@ -64,6 +64,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	}
 	inv := adm.Invocation
 	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
+		s.answerBy(w, r, time.Now().Add(s.AnswerTimeout()))
 		inv = s.wait(r.Context(), inv)
 	}
 	if !inv.State.Terminal() && !adm.Created {

@@ -30,7 +30,7 @@ func (s *Server) handleElevenLabsTool(w http.ResponseWriter, r *http.Request) {
 	// ElevenLabs sends no tool-call ID: a repeatable tool's calls are told
 	// apart by the moment they arrive.
 	tc := platform.ToolCall{ID: "el-" + time.Now().UTC().Format("20060102T150405.000000000"), Name: r.PathValue("tool"), Args: args}
-	writeJSON(w, http.StatusOK, s.platformInvoke(r.Context(), r, pr.agent, call, tc, pr.deadline()))
+	writeJSON(w, http.StatusOK, s.platformInvoke(r.Context(), r, pr.agent, call, tc, s.toolDeadline(w, r, pr)))
 }
 
 // handleElevenLabsPostCall ends the call on ElevenLabs' post-call

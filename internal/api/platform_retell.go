@@ -27,7 +27,7 @@ func (s *Server) handleRetellFunction(w http.ResponseWriter, r *http.Request) {
 	}
 	// Retell sends no tool-call ID; its signature is unique to the call.
 	tc := platform.ToolCall{ID: "retell-" + sig.ID[len("retell:"):][:24], Name: fn.Name, Args: fn.Args}
-	writeJSON(w, http.StatusOK, s.platformInvoke(r.Context(), r, pr.agent, fn.Call.CallInfo(), tc, pr.deadline()))
+	writeJSON(w, http.StatusOK, s.platformInvoke(r.Context(), r, pr.agent, fn.Call.CallInfo(), tc, s.toolDeadline(w, r, pr)))
 }
 
 // handleRetellWebhook ends the call on call_ended or call_analyzed,

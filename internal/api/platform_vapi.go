@@ -34,7 +34,7 @@ func (s *Server) handleVapi(w http.ResponseWriter, r *http.Request) {
 	}
 	switch msg.Type {
 	case platform.VapiToolCalls:
-		writeJSON(w, http.StatusOK, s.vapiToolCalls(r, pr, msg))
+		writeJSON(w, http.StatusOK, s.vapiToolCalls(r, pr, msg, s.toolDeadline(w, r, pr)))
 	case platform.VapiEndOfCallReport:
 		out, ref := s.platformEnd(r.Context(), r, pr.agent, msg.CallInfo(), msg.Transcript())
 		s.writeEventResult(w, r, sig, out, ref)
@@ -45,8 +45,8 @@ func (s *Server) handleVapi(w http.ResponseWriter, r *http.Request) {
 
 // vapiToolCalls runs a message's tool calls side by side and answers each,
 // in call order, with a single-line result, or an error for a call refused
-// or failed.
-func (s *Server) vapiToolCalls(r *http.Request, pr platformRequest, msg platform.VapiMessage) platform.VapiResults {
+// or failed, each by the deadline.
+func (s *Server) vapiToolCalls(r *http.Request, pr platformRequest, msg platform.VapiMessage, deadline time.Time) platform.VapiResults {
 	call := msg.CallInfo()
 	calls, errs := msg.ToolCalls()
 	out := platform.VapiResults{Results: make([]platform.VapiResult, len(calls))}
@@ -58,7 +58,7 @@ func (s *Server) vapiToolCalls(r *http.Request, pr platformRequest, msg platform
 			continue
 		}
 		wg.Go(func() {
-			ans := s.platformInvoke(r.Context(), r, pr.agent, call, tc, pr.deadline())
+			ans := s.platformInvoke(r.Context(), r, pr.agent, call, tc, deadline)
 			if ans.Status == mt.StatusPending {
 				s.owePush(r.Context(), pr.agent, ans.InvocationID, msg.ControlURL())
 			}

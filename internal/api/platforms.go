@@ -114,10 +114,12 @@ func (s *Server) verified(w http.ResponseWriter, r *http.Request, pr platformReq
 	return false
 }
 
-// deadline is when a tool call must stop waiting so its answer reaches the
-// platform within the agent's budget: the budget less a margin for the
-// trip back.
-func (pr platformRequest) deadline() time.Time {
+// toolDeadline is when a tool call must stop waiting so its answer reaches
+// the platform within the agent's budget: the budget less a margin for the
+// trip back. The answer may be written until the platform stops waiting
+// (AnswerWithin), whatever the server's write timeout.
+func (s *Server) toolDeadline(w http.ResponseWriter, r *http.Request, pr platformRequest) time.Time {
+	s.answerBy(w, r, pr.start.Add(pr.agent.Platform.AnswerWithin()))
 	budget := pr.agent.Platform.AnswerBudget
 	return pr.start.Add(budget - min(2*time.Second, budget/5))
 }

@@ -52,6 +52,10 @@ type Config struct {
 	// has one budget. Optional: default one of the endpoint's own with
 	// throttle's default limits.
 	Throttle *throttle.Throttle
+	// AnswerTimeout is how long a message may take to be answered: a tool
+	// call waits on its invocation as POST /v1/invocations does, so the
+	// API's AnswerTimeout. Optional: default the server's write timeout.
+	AnswerTimeout time.Duration
 }
 
 // Handler is the MCP endpoint.
@@ -152,6 +156,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The SDK answers 401 without a challenge unless OAuth metadata is
 		// configured; RFC 9110 wants one.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)
+	}
+	if r.Method == http.MethodPost && h.cfg.AnswerTimeout > 0 {
+		// A tool call's in-process API request cannot reach this
+		// connection's deadline, so it is set here for every message; a
+		// writer that takes none keeps the server's write timeout.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.cfg.AnswerTimeout))
 	}
 	h.next.ServeHTTP(w, r)
 }

@@ -77,7 +77,7 @@ func ExportWithout(cat *tools.Catalog, agent *tools.Agent, baseURL string, withh
 	if pl == nil {
 		return apitype.PlatformExport{}, fmt.Errorf("agent %q has no platform block", agent.ID)
 	}
-	timeout := pl.AnswerBudget + tools.TimeoutMargin
+	timeout := pl.AnswerWithin()
 	out := apitype.PlatformExport{
 		Platform: string(pl.Kind), AgentID: agent.ID, SecretEnv: pl.SecretEnv,
 		AnswerBudgetSeconds: pl.AnswerBudget.Seconds(), Tools: []json.RawMessage{},

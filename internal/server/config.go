@@ -49,7 +49,10 @@ type Config struct {
 	// activities in flight finish before it cancels them
 	// (MAESTRO_DRAIN_TIMEOUT). A provider call cancelled mid-flight has
 	// an unknown outcome and goes to reconciliation, so it should outlast
-	// the slowest provider call. Optional: default 30s.
+	// the slowest provider call; a process that serves the API refuses a
+	// catalog whose platform budget, plus tools.TimeoutMargin, outlasts
+	// it. Optional: default 30s, or the catalog's longest platform budget
+	// plus that margin if longer.
 	DrainTimeout time.Duration
 	// HTTPAddr is the API's listen address. Optional: default "127.0.0.1:8080".
 	HTTPAddr string
@@ -102,6 +105,11 @@ type Config struct {
 	// WaitTimeout: how long the API waits for a result before a 202.
 	// Optional: default 15s.
 	WaitTimeout time.Duration
+	// WriteTimeout bounds answering a request that waits on no budget of
+	// its own (MAESTRO_HTTP_WRITE_TIMEOUT); a platform tool call, POST
+	// /v1/invocations and an MCP tool call are each given their own
+	// budget plus a margin instead. Optional: see HTTPTimeouts.Write.
+	WriteTimeout time.Duration
 	// TokenTTL is the lifetime of an approval's single-use token.
 	// Optional: default 300s.
 	TokenTTL time.Duration
@@ -160,9 +168,6 @@ func (c Config) WithDefaults() Config {
 	if c.Role == "" {
 		c.Role = RoleAll
 	}
-	if c.DrainTimeout == 0 {
-		c.DrainTimeout = 30 * time.Second
-	}
 	if c.HTTPAddr == "" {
 		c.HTTPAddr = "127.0.0.1:8080"
 	}
@@ -201,6 +206,9 @@ func (c Config) validate() error {
 	}
 	if c.TemporalAuth.enabled() && c.TemporalAddress == "" {
 		errs = append(errs, errors.New("TEMPORAL_TLS* and TEMPORAL_API_KEY secure the connection to TEMPORAL_ADDRESS, which is not set"))
+	}
+	if c.WriteTimeout < 0 {
+		errs = append(errs, errors.New("--http-write-timeout (MAESTRO_HTTP_WRITE_TIMEOUT) must be a positive duration such as 2m"))
 	}
 	if c.TokenTTL < 0 {
 		errs = append(errs, errors.New("MAESTRO_APPROVAL_TOKEN_TTL must be a positive duration such as 300s"))
@@ -282,6 +290,7 @@ func FromEnv() Config {
 		DatabaseServiceRole: os.Getenv("MAESTRO_DATABASE_SERVICE_ROLE"),
 		Role:                Role(os.Getenv("MAESTRO_ROLE")),
 		DrainTimeout:        durationEnv("MAESTRO_DRAIN_TIMEOUT"),
+		WriteTimeout:        durationEnv("MAESTRO_HTTP_WRITE_TIMEOUT"),
 		TemporalAddress:     os.Getenv("TEMPORAL_ADDRESS"),
 		TemporalAuth: TemporalAuth{
 			CAFile:     os.Getenv("TEMPORAL_TLS_CA_PATH"),

@@ -71,6 +71,11 @@ func (d *Server) start(ctx context.Context) (err error) {
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
 		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err, Fix: catalogFix(err)}
 	}
+	d.cfg.DrainTimeout = drainWindow(cfg, d.Catalog)
+	cfg.DrainTimeout = d.cfg.DrainTimeout
+	if err := checkBudgets(cfg, d.Catalog); err != nil {
+		return &StartError{What: "checking the catalog " + catalogName(cfg), Err: err, Fix: budgetFix}
+	}
 	if err := checkKeys(cfg, d.Catalog); err != nil {
 		return &StartError{What: "checking the catalog " + catalogName(cfg), Err: err, Fix: demoKeysFix}
 	}
@@ -142,6 +147,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		PublicURL:    d.publicURL,
 		TaskQueue:    cfg.TaskQueue,
 		WaitTimeout:  cfg.WaitTimeout,
+		Timeouts:     HTTPTimeouts{Write: cfg.WriteTimeout},
 		RollbackWait: cfg.RollbackWait,
 		TokenTTL:     cfg.TokenTTL,
 		Logger:       cfg.Logger,
@@ -154,7 +160,7 @@ func (d *Server) start(ctx context.Context) (err error) {
 		Telemetry:    d.telemetry,
 		Throttle:     throttle.Config{TrustedProxies: cfg.TrustedProxies},
 		CheckCatalog: func(cat *tools.Catalog) error {
-			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers))
+			return errors.Join(checkKeys(cfg, cat), checkProviders(cat, d.providers), checkBudgets(cfg, cat))
 		},
 
 		TwilioAuthToken: d.twilioAuthToken(),

@@ -148,9 +148,13 @@ type HTTPTimeouts struct {
 	// default 30s.
 	Read time.Duration
 	// Write bounds a request from the end of its headers to the end of the
-	// answer, so it must outlast the longest handler: the invocation wait
-	// and a rollback's compensations. Optional: default the wait timeout
-	// plus 90s.
+	// answer, so it must outlast the longest handler that waits on no
+	// budget of its own, such as a rollback's compensations. A route that
+	// waits on one sets its own deadline, later or earlier: a platform tool
+	// call its agent's budget plus tools.TimeoutMargin, POST
+	// /v1/invocations and an MCP tool call the wait timeout plus a margin
+	// (api.Server.AnswerTimeout). Optional: default the wait timeout plus
+	// 90s.
 	Write time.Duration
 	// Idle bounds a kept-alive connection between requests. Optional:
 	// default 120s.
@@ -412,7 +416,8 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	if err != nil {
 		return nil, nil, err
 	}
-	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Withheld: s.canary.Withheld, Throttle: guesses})
+	mcpHandler, err := mcp.New(mcp.Config{Catalog: s.live, API: srv, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Withheld: s.canary.Withheld, Throttle: guesses,
+		AnswerTimeout: srv.AnswerTimeout()})
 	if err != nil {
 		return nil, nil, err
 	}

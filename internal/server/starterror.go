@@ -32,6 +32,9 @@ const demoKeysFix = "give each its own key: `starter keys new` prints a fresh ke
 	"(or pipe a key of yours to `starter keys hash`); put the sha256 in the catalog's api_key_sha256 " +
 	"and hand the key only to that agent or operator"
 
+const budgetFix = "raise --drain-timeout (MAESTRO_DRAIN_TIMEOUT) to the length named above, or leave it unset to have it cover " +
+	"the catalog's longest platform budget, or shorten the budget"
+
 const fenceFix = "give each tool named above what the fence asks for (docs/catalog.md describes the rules); " +
 	"`starter catalog check FILE` runs the same checks without starting"
 
