@@ -33,8 +33,9 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 			g.Deferred = append(g.Deferred, mt.DeferredIntent{ID: it.ID, Tool: it.Tool, Args: it.Args})
 		}
 	}
-	// The judge fetches a transcript_ref itself: returning the transcript
-	// from here would write it into the workflow's history.
+	// The judge fetches a transcript_ref, or reads the stored transcript,
+	// itself: returning the transcript from here would write it into the
+	// workflow's history, and a large one past Temporal's payload limit.
 	g.TranscriptRef = in.TranscriptRef
 	return g, nil
 }
@@ -42,10 +43,18 @@ func (a *Activities) PostCallGather(ctx context.Context, in workflows.PostCallIn
 // PostCallJudge turns the gathered call into work items with the
 // catalog's deterministic rules.
 func (a *Activities) PostCallJudge(ctx context.Context, g mt.Gathered) (mt.Judged, error) {
-	// The judge reads the transcript, fetched here from its reference.
+	// The judge reads the transcript, fetched here from its reference or
+	// read from the ledger.
 	in := g
 	in.TranscriptRef = ""
 	var unfetched *mt.ItemFailure
+	if g.TranscriptRef == "" && len(g.Transcript.Turns) == 0 {
+		t, failure, err := a.storedTranscript(ctx, g.SessionID)
+		if err != nil {
+			return mt.Judged{}, err
+		}
+		in.Transcript, unfetched = t, failure
+	}
 	if g.TranscriptRef != "" {
 		t, err := a.cfg.Transcripts.Fetch(ctx, g.TranscriptRef)
 		var ref *transcriptref.RefusedError
@@ -77,6 +86,31 @@ func (a *Activities) PostCallJudge(ctx context.Context, g mt.Gathered) (mt.Judge
 		out.Failures = append(out.Failures, *unfetched)
 	}
 	return out, nil
+}
+
+// storedTranscript reads the transcript the call ended with from the
+// ledger: the call-ended signal carries none, so that no transcript is
+// bound by Temporal's payload limit, and it is read here, where it is
+// judged, so it never enters workflow history. A transcript the ledger
+// holds but that cannot be read is reported as work not done; the
+// recorded intents are still delivered.
+func (a *Activities) storedTranscript(ctx context.Context, sessionID string) (mt.Transcript, *mt.ItemFailure, error) {
+	sess, err := a.cfg.Store.SessionGet(ctx, sessionID)
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return mt.Transcript{}, nil, nil
+	case err != nil:
+		return mt.Transcript{}, nil, retryable(ErrTypeLedger, fmt.Errorf("error reading the transcript: %w", err))
+	case len(sess.Transcript) == 0:
+		return mt.Transcript{}, nil, nil
+	}
+	var t mt.Transcript
+	if err := json.Unmarshal(sess.Transcript, &t); err != nil {
+		a.cfg.Logger.Error("stored transcript unreadable", "session", sessionID, "err", err)
+		return mt.Transcript{}, &mt.ItemFailure{Key: "transcript", Source: "transcript",
+			Reason: "the transcript stored with the call's end could not be read: " + err.Error()}, nil
+	}
+	return t, nil, nil
 }
 
 // PostCallDispatch delivers one item through the normal gate, as the

@@ -37,11 +37,15 @@ type Reconciliation struct {
 	Delivery *Delivery `json:"delivery,omitempty"`
 	// Held is set for post-call work no channel delivered: what the
 	// caller was promised, and every attempt made to keep the promise.
-	Held      *HeldDelivery         `json:"held_delivery,omitempty"`
-	Attempts  int                   `json:"attempts"`
-	ClaimedAt time.Time             `json:"claimed_at"`
-	UpdatedAt time.Time             `json:"updated_at"`
-	Events    []ReconciliationEvent `json:"events,omitempty"`
+	Held *HeldDelivery `json:"held_delivery,omitempty"`
+	// HeldSignal is set for a signal Temporal refused as invalid: what it
+	// owed (a call's post-call work, an approval's wake-up) did not
+	// happen, and no retry would make it happen.
+	HeldSignal *HeldSignal           `json:"held_signal,omitempty"`
+	Attempts   int                   `json:"attempts"`
+	ClaimedAt  time.Time             `json:"claimed_at"`
+	UpdatedAt  time.Time             `json:"updated_at"`
+	Events     []ReconciliationEvent `json:"events,omitempty"`
 }
 
 // ReconciliationEvent is one entry of a key's append-only reconciliation
@@ -73,6 +77,18 @@ type ReconciliationDecision struct {
 	Outcome string `json:"outcome"`
 	// Reason is what the operator checked, and where. Required.
 	Reason string `json:"reason"`
+}
+
+// HeldSignal is a signal held for a human because Temporal refused it as
+// invalid; Reconciliation.Reason carries Temporal's answer.
+type HeldSignal struct {
+	WorkflowID string `json:"workflow_id"`
+	SignalName string `json:"signal_name"`
+	// SessionID is the call a call-ended signal would have ended in its
+	// workflow: its post-call work never started.
+	SessionID string `json:"session_id,omitempty"`
+	// PayloadBytes is the size of the refused argument.
+	PayloadBytes int `json:"payload_bytes"`
 }
 
 // HeldDelivery is post-call work held for a human because no channel

@@ -24,8 +24,11 @@ type Gathered struct {
 	Facts map[string]string `json:"facts,omitempty"`
 	// Deferred are the intents record-deferred tools recorded during the
 	// call, in the order they were recorded.
-	Deferred   []DeferredIntent `json:"deferred"`
-	Transcript Transcript       `json:"transcript"`
+	Deferred []DeferredIntent `json:"deferred"`
+	// Transcript is empty unless the call-ended signal carried it, as
+	// signals queued before the ledger kept transcripts did: the judge
+	// reads the transcript the call ended with from the ledger.
+	Transcript Transcript `json:"transcript"`
 	// Backoff paces delivery attempts; nil keeps the default.
 	Backoff *Backoff `json:"backoff,omitempty"`
 	// TranscriptRef is fetched by the judge itself, so a fetched

@@ -20,8 +20,10 @@ func PostCallWorkflowID(sessionID string) string { return "postcall/" + sessionI
 
 // PostCallInput starts a post-call workflow.
 type PostCallInput struct {
-	SessionID     string
-	AgentID       string
+	SessionID string
+	AgentID   string
+	// Transcript is empty unless a call-ended signal queued before the
+	// ledger kept transcripts carried it (see CallEnded).
 	Transcript    mt.Transcript
 	TranscriptRef string
 }

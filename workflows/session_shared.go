@@ -13,8 +13,8 @@ const (
 	// SignalCallRecorded tells the session about one of its calls, on
 	// admission and again when the call's state changes.
 	SignalCallRecorded = "call-recorded"
-	// SignalCallEnded is the call-ended signal: it carries the transcript
-	// and hands deferred work to the post-call workflow.
+	// SignalCallEnded is the call-ended signal: it hands deferred work to
+	// the post-call workflow. The transcript stays in the ledger.
 	SignalCallEnded = "call-ended"
 	// UpdateRollback runs the saga: compensations in LIFO order.
 	UpdateRollback = "rollback"
@@ -59,7 +59,16 @@ func ApprovalWorkflowID(operationKey, sessionID string) string {
 }
 
 // SessionWorkflowID derives a session workflow's ID from the session ID.
-func SessionWorkflowID(sessionID string) string { return "session/" + sessionID }
+func SessionWorkflowID(sessionID string) string { return sessionWorkflowPrefix + sessionID }
+
+const sessionWorkflowPrefix = "session/"
+
+// ParseSessionWorkflowID reads a SessionWorkflowID back; ok is false for
+// any other workflow ID.
+func ParseSessionWorkflowID(workflowID string) (sessionID string, ok bool) {
+	sessionID, ok = strings.CutPrefix(workflowID, sessionWorkflowPrefix)
+	return sessionID, ok && sessionID != ""
+}
 
 // SessionInput starts a session workflow.
 type SessionInput struct {
@@ -209,6 +218,10 @@ type HaltInput struct {
 
 // CallEnded is the call-ended signal's payload.
 type CallEnded struct {
+	// Transcript is empty in what the API signals: the ledger keeps the
+	// transcript the call ended with, and the post-call judge reads it
+	// there, as a transcript may be larger than Temporal's payload limit.
+	// Signals queued before that still carry it, and are judged by it.
 	Transcript maestrotype.Transcript `json:"transcript"`
 	// TranscriptRef is a URL to fetch the transcript from instead.
 	TranscriptRef string `json:"transcript_ref,omitempty"`

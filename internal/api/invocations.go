@@ -322,7 +322,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) *apit
 		return admission.BadRequest(http.StatusUnsupportedMediaType, mt.CodeUnsupportedMedia,
 			"Content-Type must be application/json")
 	}
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	body := http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	err = dec.Decode(v)

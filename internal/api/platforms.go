@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,21 +19,32 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// platformMaxBodyBytes caps a platform's request body. End-of-call events
-// carry the whole transcript and call object, far more than a tool call.
-const platformMaxBodyBytes = 4 << 20
+// transcriptMaxBodyBytes caps a body that may carry a call's whole
+// transcript: a platform's request (end-of-call events carry the
+// transcript and call object, far more than a tool call) and POST
+// /v1/sessions/{id}/end. A larger body is answered 413 before anything
+// runs. The transcript is kept in the ledger and never sent whole through
+// Temporal, so this cap is not bound by Temporal's payload limit.
+const transcriptMaxBodyBytes = 4 << 20
 
 const platformPrefix = "/v1/platforms/"
 
 // bodyLimit is the largest body a route takes.
 func (s *Server) bodyLimit(r *http.Request) int64 {
-	if strings.HasPrefix(r.URL.Path, platformPrefix) {
-		return max(s.cfg.MaxBodyBytes, platformMaxBodyBytes)
+	if strings.HasPrefix(r.URL.Path, platformPrefix) || isSessionEnd(r) {
+		return max(s.cfg.MaxBodyBytes, transcriptMaxBodyBytes)
 	}
 	if strings.HasPrefix(r.URL.Path, codecPrefix) {
 		return max(s.cfg.MaxBodyBytes, codecMaxBodyBytes)
 	}
 	return s.cfg.MaxBodyBytes
+}
+
+// isSessionEnd reports whether r ends a session: POST
+// /v1/sessions/{id}/end, whose body may carry the transcript inline.
+func isSessionEnd(r *http.Request) bool {
+	id, ok := strings.CutPrefix(r.URL.Path, "/v1/sessions/")
+	return r.Method == http.MethodPost && ok && strings.HasSuffix(id, "/end") && strings.Count(id, "/") == 1
 }
 
 func (s *Server) platformRoutes() {
@@ -325,24 +335,10 @@ func (s *Server) platformEnd(ctx context.Context, r *http.Request, agent *tools.
 	if ref := s.ensureSessionWorkflow(ctx, agent, sess); ref != nil {
 		return out, ref
 	}
-	ended := workflows.CallEnded{Transcript: transcript}
-	raw, _ := json.Marshal(ended.Transcript)
-	signal, err := json.Marshal(ended)
-	if err != nil {
-		s.cfg.Logger.Error("could not encode call-ended", "err", err)
-		return out, unavailableRefusal()
-	}
-	_, first, queued, err := s.cfg.Store.SessionEndSignalled(ctx, sess.ID, raw, ledger.OutboxSignal{
-		WorkflowID: workflows.SessionWorkflowID(sess.ID), SignalName: workflows.SignalCallEnded, Payload: signal,
-	})
+	first, err := s.endSession(ctx, sess.ID, transcript, "")
 	if err != nil {
 		s.cfg.Logger.Error("could not end session", "err", err)
 		return out, unavailableRefusal()
-	}
-	if first {
-		if err := s.cfg.Outbox.Deliver(ctx, queued); err != nil {
-			s.cfg.Logger.Warn("could not signal call-ended yet; the outbox retries", "session", sess.ID, "err", err)
-		}
 	}
 	out.Ended = first
 	if !first {

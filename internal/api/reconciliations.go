@@ -29,14 +29,16 @@ type Reconciler interface {
 }
 
 // handleListReconciliations lists what ops must look at: post-call work
-// held for a human first (a promise the agent made to a caller that
-// nothing kept: a person is waiting on it), then held money, then the
+// and signals held for a human first (a promise the agent made to a caller
+// that nothing kept, or a call's end Temporal refused, so that none of its
+// post-call work started: a person is waiting on it), then held money, then the
 // other held effects, then the sends the agent reported and whose message
 // the provider then reported undelivered; oldest first within each. Money
 // comes before other held effects because a person may have been paid, or
 // not, and only a human settles it.
 func (s *Server) handleListReconciliations(w http.ResponseWriter, r *http.Request) {
-	q, ref := pageQuery(r, time.Now(), string(ledger.QueueHeldPostCall), string(ledger.QueueHeldEffect), string(ledger.QueueUndelivered))
+	q, ref := pageQuery(r, time.Now(), string(ledger.QueueHeldPostCall), string(ledger.QueueHeldSignal), string(ledger.QueueHeldEffect),
+		string(ledger.QueueUndelivered))
 	if ref != nil {
 		writeRefusal(w, ref)
 		return
@@ -72,6 +74,13 @@ func (s *Server) queueView(ctx context.Context, it ledger.ReconciliationItem) (a
 			return apitype.Reconciliation{}, err
 		}
 		return s.heldView(ctx, held), nil
+	case ledger.QueueHeldSignal:
+		id, _ := ledger.ParseOutboxHeldKey(it.OperationKey)
+		sig, err := s.cfg.Store.OutboxGet(ctx, id)
+		if err != nil {
+			return apitype.Reconciliation{}, err
+		}
+		return heldSignalView(sig), nil
 	case ledger.QueueUndelivered:
 		eff, err := s.cfg.Store.EffectGet(ctx, it.OperationKey)
 		if err != nil {
@@ -107,16 +116,14 @@ func (s *Server) undeliveredView(em ledger.EffectMessage) apitype.Reconciliation
 }
 
 func (s *Server) handleGetReconciliation(w http.ResponseWriter, r *http.Request) {
-	if isHeldKey(r.PathValue("key")) {
-		view, ref := s.heldReconciliation(r.Context(), r.PathValue("key"))
-		if ref != nil {
-			writeRefusal(w, ref)
-			return
-		}
-		writeJSON(w, http.StatusOK, view)
-		return
+	read := s.reconciliation
+	switch key := r.PathValue("key"); {
+	case isHeldKey(key):
+		read = s.heldReconciliation
+	case isHeldSignalKey(key):
+		read = s.heldSignalReconciliation
 	}
-	view, ref := s.reconciliation(r.Context(), r.PathValue("key"))
+	view, ref := read(r.Context(), r.PathValue("key"))
 	if ref != nil {
 		writeRefusal(w, ref)
 		return
@@ -168,6 +175,10 @@ func (s *Server) handleResolveReconciliation(w http.ResponseWriter, r *http.Requ
 			`"reason" is required: say what you checked, and where`))
 		return
 	}
+	if key := r.PathValue("key"); isHeldSignalKey(key) {
+		refuseHeldSignalAction(w, key)
+		return
+	}
 	if key := r.PathValue("key"); isHeldKey(key) {
 		if body.Outcome != apitype.OutcomeDelivered {
 			writeRefusal(w, admission.BadRequest(http.StatusUnprocessableEntity, mt.CodeInvalidRequest,
@@ -189,6 +200,10 @@ func (s *Server) handleResolveReconciliation(w http.ResponseWriter, r *http.Requ
 
 // handleCheckReconciliation searches the provider again for a held effect.
 func (s *Server) handleCheckReconciliation(w http.ResponseWriter, r *http.Request) {
+	if key := r.PathValue("key"); isHeldSignalKey(key) {
+		refuseHeldSignalAction(w, key)
+		return
+	}
 	if isHeldKey(r.PathValue("key")) {
 		writeRefusal(w, admission.BadRequest(http.StatusConflict, mt.CodeNotHeld,
 			"held post-call work has no provider record to search: every attempt is listed with its outcome; retry it or deliver it by hand"))

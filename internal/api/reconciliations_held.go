@@ -24,6 +24,10 @@ func isHeldKey(key string) bool {
 
 // handleRetryReconciliation delivers held post-call work again.
 func (s *Server) handleRetryReconciliation(w http.ResponseWriter, r *http.Request) {
+	if key := r.PathValue("key"); isHeldSignalKey(key) {
+		refuseHeldSignalAction(w, key)
+		return
+	}
 	if !isHeldKey(r.PathValue("key")) {
 		writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound,
 			"only held post-call work (a key ending in /held) is retried; an effect held for reconciliation is resolved or checked"))

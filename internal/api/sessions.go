@@ -349,38 +349,51 @@ func (s *Server) handleEnd(w http.ResponseWriter, r *http.Request, c caller, ses
 			return
 		}
 	}
-	ended := workflows.CallEnded{TranscriptRef: body.TranscriptRef}
+	var transcript mt.Transcript
 	if body.Transcript != nil {
-		ended.Transcript = *body.Transcript
-	}
-	raw, _ := json.Marshal(ended.Transcript)
-	signal, err := json.Marshal(ended)
-	if err != nil {
-		s.cfg.Logger.Error("could not encode call-ended", "err", err)
-		writeRefusal(w, unavailableRefusal())
-		return
+		transcript = *body.Transcript
 	}
 	if ref := s.ensureSessionWorkflow(r.Context(), nil, sess); ref != nil {
 		writeRefusal(w, ref)
 		return
 	}
-	// The call-ended signal is queued with the end: the first end is owed
-	// to the session until Temporal accepts it, so a signal lost here still
-	// starts the post-call workflow, transcript and all.
-	_, first, queued, err := s.cfg.Store.SessionEndSignalled(r.Context(), sess.ID, raw, ledger.OutboxSignal{
-		WorkflowID: workflows.SessionWorkflowID(sess.ID), SignalName: workflows.SignalCallEnded, Payload: signal,
-	})
+	first, err := s.endSession(r.Context(), sess.ID, transcript, body.TranscriptRef)
 	if err != nil {
 		s.cfg.Logger.Error("could not end session", "err", err)
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
+	writeJSON(w, http.StatusAccepted, apitype.EndResult{SessionID: sess.ID, Ended: first, PostCallWorkflowID: workflows.PostCallWorkflowID(sess.ID)})
+}
+
+// endSession ends the session in the ledger, keeping its transcript
+// there, and queues the call-ended signal in the same transaction: the
+// first end is owed to the session until Temporal accepts it, so a signal
+// lost here still starts the post-call workflow. Only the request that
+// ended the call signals. The signal carries no transcript, which the
+// post-call judge reads from the ledger: a transcript the door admits may
+// be larger than Temporal accepts in a payload.
+func (s *Server) endSession(ctx context.Context, sessionID string, transcript mt.Transcript, transcriptRef string) (first bool, err error) {
+	raw, err := json.Marshal(transcript)
+	if err != nil {
+		return false, fmt.Errorf("error encoding the transcript: %w", err)
+	}
+	signal, err := json.Marshal(workflows.CallEnded{TranscriptRef: transcriptRef})
+	if err != nil {
+		return false, fmt.Errorf("error encoding call-ended: %w", err)
+	}
+	_, first, queued, err := s.cfg.Store.SessionEndSignalled(ctx, sessionID, raw, ledger.OutboxSignal{
+		WorkflowID: workflows.SessionWorkflowID(sessionID), SignalName: workflows.SignalCallEnded, Payload: signal,
+	})
+	if err != nil {
+		return false, err
+	}
 	if first {
-		if err := s.cfg.Outbox.Deliver(r.Context(), queued); err != nil {
-			s.cfg.Logger.Warn("could not signal call-ended yet; the outbox retries", "session", sess.ID, "err", err)
+		if err := s.cfg.Outbox.Deliver(ctx, queued); err != nil {
+			s.cfg.Logger.Warn("could not signal call-ended yet; the outbox retries", "session", sessionID, "err", err)
 		}
 	}
-	writeJSON(w, http.StatusAccepted, apitype.EndResult{SessionID: sess.ID, Ended: first, PostCallWorkflowID: workflows.PostCallWorkflowID(sess.ID)})
+	return first, nil
 }
 
 // update sends an update to the session workflow and waits for its result.

@@ -18,6 +18,9 @@ const (
 	// QueueUndelivered is a succeeded send whose message the
 	// provider then reported undelivered, failed or canceled.
 	QueueUndelivered QueueKind = "undelivered"
+	// QueueHeldSignal is a signal Temporal refused as invalid, held for a
+	// human (see OutboxMarkHeld).
+	QueueHeldSignal QueueKind = "held_signal"
 )
 
 // ReconciliationItem is one row of the reconciliation queue: what it is and
@@ -28,7 +31,8 @@ type ReconciliationItem struct {
 	// ReconciliationPage).
 	Rank int
 	At   time.Time
-	// OperationKey is the effect's key, or the post-call item's.
+	// OperationKey is the effect's key, the post-call item's, or the held
+	// signal's (OutboxHeldKey).
 	OperationKey string
 	// SessionID and ItemKey name a held post-call item; empty otherwise.
 	SessionID string

@@ -22,7 +22,8 @@ type MetricCounts struct {
 	// zero when none is pending.
 	OldestPendingApproval time.Time
 	// ReconciliationsOpen counts held work by kind: "effect" for effects
-	// whose outcome is unknown, "post_call" for held post-call work.
+	// whose outcome is unknown, "post_call" for held post-call work,
+	// "signal" for signals Temporal refused as invalid.
 	ReconciliationsOpen map[string]int64
 	// Compensations counts compensations attempted, by undo entry status
 	// (compensated, failed, skipped).

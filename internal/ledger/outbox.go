@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,8 +46,8 @@ func (l *ledger) OutboxGet(ctx context.Context, id int64) (OutboxSignal, error) 
 	return s, nil
 }
 
-// OutboxMarkDelivered, OutboxMarkFailed and OutboxMarkAbandoned touch only
-// a signal still owed: a relay racing another one cannot move a settled
+// OutboxMarkDelivered, OutboxMarkFailed, OutboxMarkAbandoned and
+// OutboxMarkHeld touch only a signal still owed: a relay racing another one cannot move a settled
 // row, and the loser's update is a no-op.
 func (l *ledger) OutboxMarkDelivered(ctx context.Context, id int64) error {
 	if _, err := l.db.ExecContext(ctx, l.query("OutboxMarkDelivered"), id); err != nil {
@@ -72,6 +74,35 @@ func (l *ledger) OutboxMarkAbandoned(ctx context.Context, id int64, reason strin
 		return fmt.Errorf("error abandoning signal %d: %w", id, err)
 	}
 	return nil
+}
+
+func (l *ledger) OutboxMarkHeld(ctx context.Context, id int64, reason string) error {
+	if reason == "" {
+		return fmt.Errorf("error holding signal %d: a reason is required", id)
+	}
+	if _, err := l.db.ExecContext(ctx, l.query("OutboxMarkHeld"), id, reason); err != nil {
+		return fmt.Errorf("error holding signal %d: %w", id, err)
+	}
+	return nil
+}
+
+// outboxHeldPrefix starts the key a held signal is reconciled under; the
+// reconciliation queries build the same key.
+const outboxHeldPrefix = "signal:"
+
+// OutboxHeldKey is the key a held signal is listed under in the
+// reconciliation queue.
+func OutboxHeldKey(id int64) string { return outboxHeldPrefix + strconv.FormatInt(id, 10) }
+
+// ParseOutboxHeldKey reads an OutboxHeldKey back; ok is false for any
+// other key.
+func ParseOutboxHeldKey(key string) (id int64, ok bool) {
+	rest, found := strings.CutPrefix(key, outboxHeldPrefix)
+	if !found {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
 }
 
 func (l *ledger) SessionEndSignalled(ctx context.Context, id string, transcript []byte, signal OutboxSignal) (Session, bool, OutboxSignal, error) {
@@ -117,6 +148,7 @@ func scanOutbox(row rowScanner) (OutboxSignal, error) {
 		timeCol{&s.CreatedAt},
 		nullTimeCol{&s.DeliveredAt},
 		nullTimeCol{&s.AbandonedAt},
+		nullTimeCol{&s.HeldAt},
 	)
 	return s, err
 }

@@ -179,6 +179,10 @@ type Store interface {
 	OutboxMarkFailed(ctx context.Context, id int64, reason string, retryIn time.Duration) error
 	// OutboxMarkAbandoned stops delivery of a signal whose workflow is gone.
 	OutboxMarkAbandoned(ctx context.Context, id int64, reason string) error
+	// OutboxMarkHeld stops delivery of a signal Temporal refuses as
+	// invalid and holds it for a human, who finds it in the
+	// reconciliation queue under OutboxHeldKey.
+	OutboxMarkHeld(ctx context.Context, id int64, reason string) error
 
 	// CallbackOwe records that an invocation answered "pending" owes its
 	// agent the final observation at url. Owing it again is a no-op.
@@ -917,8 +921,8 @@ type ApprovalDecideResult struct {
 }
 
 // OutboxSignal is a signal a committed decision owes a workflow. It is
-// delivered until Temporal accepts it, or abandoned when the workflow is
-// gone.
+// delivered until Temporal accepts it, abandoned when the workflow is
+// gone, or held for a human when Temporal refuses it as invalid.
 type OutboxSignal struct {
 	ID         int64
 	WorkflowID string
@@ -934,6 +938,9 @@ type OutboxSignal struct {
 	CreatedAt     time.Time
 	DeliveredAt   *time.Time
 	AbandonedAt   *time.Time
+	// HeldAt is set once Temporal refused the signal as invalid, which no
+	// retry changes: it waits for a human, and LastError says why.
+	HeldAt *time.Time
 }
 
 // Kinds of AuditFinding.

@@ -106,15 +106,19 @@ func New(cfg Config) (*Relay, error) {
 }
 
 // Deliver makes one attempt at sig and records its outcome: delivered,
-// failed with the next attempt scheduled, or abandoned when the workflow
-// is gone (not merely yet to start). It returns the signalling error, if
+// failed with the next attempt scheduled, abandoned when the workflow is
+// gone (not merely yet to start), or held for a human when Temporal
+// refuses the signal as invalid. It returns the signalling error, if
 // any; the signal stays owed and Run delivers it later.
 func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 	if sig.Attempts > 0 && sig.ApprovalID != "" {
 		r.renewToken(ctx, sig)
 	}
 	err := r.cfg.Signaller.SignalWorkflow(ctx, sig.WorkflowID, "", sig.SignalName, payload(sig.Payload))
-	var notFound *serviceerror.NotFound
+	var (
+		notFound *serviceerror.NotFound
+		invalid  *serviceerror.InvalidArgument
+	)
 	switch {
 	case err == nil:
 		if merr := r.cfg.Store.OutboxMarkDelivered(ctx, sig.ID); merr != nil {
@@ -134,6 +138,9 @@ func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 			r.cfg.Logger.Error("could not record an abandoned signal", "signal", sig.ID, "err", merr)
 		}
 		return fmt.Errorf("error signalling %s: %w", sig.WorkflowID, err)
+	case errors.As(err, &invalid):
+		r.hold(ctx, sig, err)
+		return fmt.Errorf("error signalling %s: %w", sig.WorkflowID, err)
 	}
 	wait := r.backoff(sig.Attempts)
 	r.cfg.Logger.Warn("signal not delivered; retrying", "signal", sig.ID, "workflow", sig.WorkflowID, "name", sig.SignalName,
@@ -147,6 +154,23 @@ func (r *Relay) Deliver(ctx context.Context, sig ledger.OutboxSignal) error {
 	}
 	r.Kick()
 	return fmt.Errorf("error signalling %s: %w", sig.WorkflowID, err)
+}
+
+// hold stops delivering a signal Temporal refused as invalid (a payload
+// over its size limit, an argument it cannot take): every attempt would be
+// refused alike, and retrying for ever would hide that what the signal
+// owed never happened. It is held for a human instead, listed with the
+// reason in the reconciliation queue and counted by the open
+// reconciliations metric.
+func (r *Relay) hold(ctx context.Context, sig ledger.OutboxSignal, err error) {
+	r.cfg.Logger.Error("signal held for a human: Temporal refuses it as invalid", "signal", sig.ID, "workflow", sig.WorkflowID,
+		"name", sig.SignalName, "key", ledger.OutboxHeldKey(sig.ID), "err", err)
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	reason := fmt.Sprintf("Temporal refused the %s signal to %s as invalid, and would refuse it again: %v", sig.SignalName, sig.WorkflowID, err)
+	if merr := r.cfg.Store.OutboxMarkHeld(mctx, sig.ID, reason); merr != nil {
+		r.cfg.Logger.Error("could not hold a refused signal", "signal", sig.ID, "err", merr)
+	}
 }
 
 // renewToken mints a fresh token for an approved request whose wake-up is

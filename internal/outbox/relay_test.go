@@ -129,3 +129,62 @@ func TestSweepLeavesAFreshSignalToTheRequestThatQueuedIt(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, got.DeliveredAt)
 }
+
+// A signal Temporal refuses as invalid would be refused on every attempt:
+// the relay holds it for a human, who finds it in the reconciliation queue
+// and the open reconciliations count, with Temporal's answer, and no sweep
+// sends it again.
+func TestDeliverHoldsASignalTemporalRefusesAsInvalid(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]func(*testing.T) ledger.Store{"postgres": ledgertest.Postgres, "sqlite": ledgertest.SQLite} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := open(t)
+			ctx := t.Context()
+			rec := &recorder{script: []error{serviceerror.NewInvalidArgument("Blob data size exceeds limit.")}}
+			relay := newRelay(t, st, rec)
+			_, err := st.SessionUpsert(ctx, ledger.Session{ID: "s1", AgentID: "agent_1"})
+			require.NoError(t, err)
+			_, _, sig, err := st.SessionEndSignalled(ctx, "s1", []byte(`{"turns":[]}`),
+				ledger.OutboxSignal{WorkflowID: "session/s1", SignalName: "call-ended", Payload: json.RawMessage(`{"transcript":{"turns":[]}}`)})
+			require.NoError(t, err)
+
+			err = relay.Deliver(ctx, sig)
+			var invalid *serviceerror.InvalidArgument
+			require.ErrorAs(t, err, &invalid)
+			got, err := st.OutboxGet(ctx, sig.ID)
+			require.NoError(t, err)
+			require.NotNil(t, got.HeldAt, "held for a human")
+			require.Nil(t, got.AbandonedAt)
+			require.Nil(t, got.DeliveredAt)
+			require.Equal(t, 1, got.Attempts)
+			require.Contains(t, got.LastError, "Blob data size exceeds limit", "the reason is Temporal's answer")
+
+			relay.Sweep(ctx)
+			due, err := st.OutboxListDue(ctx, 0)
+			require.NoError(t, err)
+			require.Empty(t, due, "nothing retries a held signal")
+			require.Empty(t, rec.accepted)
+			require.NoError(t, st.OutboxMarkFailed(ctx, sig.ID, "late", 0))
+			got, err = st.OutboxGet(ctx, sig.ID)
+			require.NoError(t, err)
+			require.Equal(t, 1, got.Attempts, "a racing relay's late update is a no-op")
+
+			page, err := st.ReconciliationPage(ctx, ledger.PageQuery{})
+			require.NoError(t, err)
+			require.Equal(t, []ledger.ReconciliationItem{{Kind: ledger.QueueHeldSignal, Rank: 0, At: page.Items[0].At,
+				OperationKey: ledger.OutboxHeldKey(sig.ID)}}, page.Items)
+			require.EqualValues(t, 1, page.Total)
+			byAgent, err := st.ReconciliationPage(ctx, ledger.PageQuery{Status: string(ledger.QueueHeldSignal), AgentID: "agent_1"})
+			require.NoError(t, err)
+			require.Len(t, byAgent.Items, 1, "a held call-ended signal is the session's agent's")
+			id, ok := ledger.ParseOutboxHeldKey(page.Items[0].OperationKey)
+			require.True(t, ok)
+			require.Equal(t, sig.ID, id)
+
+			counts, err := st.MetricCounts(ctx)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, counts.ReconciliationsOpen["signal"])
+		})
+	}
+}

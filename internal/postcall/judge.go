@@ -14,7 +14,8 @@ import (
 // each item's operation key from it. It returns an error only when it
 // cannot judge the call at all; work it found but cannot dispatch belongs
 // in Judged.Failures, so one bad item never holds back the rest. It reads
-// the transcript in g.Transcript: TranscriptRef is fetched before judging.
+// the transcript in g.Transcript: TranscriptRef is fetched, and the
+// transcript stored in the ledger read, before judging.
 type Extractor interface {
 	Extract(ctx context.Context, g maestrotype.Gathered) (maestrotype.Judged, error)
 }

@@ -83,8 +83,10 @@ type driver struct {
 	// its post-call webhook is used for those checks.
 	toolSigned bool
 	tool       func(e *env, secret string, at time.Time, callID, toolCallID, tool, args string) *http.Request
-	end        func(e *env, secret string, at time.Time, callID string) *http.Request
-	read       func(t *testing.T, body []byte) answer
+	// end is the end-of-call event; filler, when given, is said by the
+	// caller as one more turn, to make the transcript as large as needed.
+	end  func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request
+	read func(t *testing.T, body []byte) answer
 }
 
 func hmacHex(secret string, parts ...string) string {
@@ -118,18 +120,18 @@ var drivers = []driver{
 		tool: func(e *env, secret string, at time.Time, callID, toolCallID, tool, args string) *http.Request {
 			return vapiToolCalls(e, secret, at, callID, toolCallID, tool, args, "")
 		},
-		end: func(e *env, secret string, at time.Time, callID string) *http.Request {
+		end: func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request {
 			start := at.Add(-time.Minute).UnixMilli()
 			body := mustJSON(e.t, map[string]any{"message": map[string]any{
 				"type": "end-of-call-report", "endedReason": "customer-ended-call", "timestamp": at.UnixMilli(),
 				"call": map[string]any{"id": callID, "customer": map[string]any{"number": signedCaller}},
 				"artifact": map[string]any{
 					"transcript": "AI: How can I help?\nUser: Please call me back tomorrow.",
-					"messages": []any{
+					"messages": append([]any{
 						map[string]any{"role": "system", "message": "You are a property manager's assistant."},
 						map[string]any{"role": "bot", "message": "How can I help?", "time": start},
 						map[string]any{"role": "user", "message": "Please call me back tomorrow.", "time": start + 3000},
-					},
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "message": text, "time": start + 4000} })...),
 				},
 			}})
 			ts := strconv.FormatInt(at.UnixMilli(), 10)
@@ -160,18 +162,18 @@ var drivers = []driver{
 			return post(e, "/v1/platforms/elevenlabs/el-agent/tools/"+tool, mustJSON(e.t, fields),
 				map[string]string{"Authorization": "Bearer " + secret})
 		},
-		end: func(e *env, secret string, at time.Time, callID string) *http.Request {
+		end: func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request {
 			msg := func(s string) *string { return &s }
 			body := mustJSON(e.t, map[string]any{
 				"type": "post_call_transcription", "event_timestamp": at.Unix(),
 				"data": map[string]any{
 					"agent_id": "agent_01", "conversation_id": callID, "status": "done",
-					"transcript": []any{
+					"transcript": append([]any{
 						map[string]any{"role": "agent", "message": msg("How can I help?"), "time_in_call_secs": 0},
 						map[string]any{"role": "user", "message": msg("Please call me back tomorrow."), "time_in_call_secs": 3},
 						map[string]any{"role": "agent", "message": nil, "time_in_call_secs": 5,
 							"tool_calls": []any{map[string]any{"tool_name": "take_message"}}},
-					},
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "message": text, "time_in_call_secs": 6} })...),
 					"metadata": map[string]any{"start_time_unix_secs": at.Add(-time.Minute).Unix(), "call_duration_secs": 60},
 					"conversation_initiation_client_data": map[string]any{"dynamic_variables": map[string]any{
 						"system__conversation_id": callID, "system__caller_id": signedCaller, "system__called_number": signedCalled}},
@@ -198,17 +200,17 @@ var drivers = []driver{
 			return post(e, "/v1/platforms/retell/retell-agent/functions", body, map[string]string{
 				"X-Retell-Signature": "v=" + v + ",d=" + hmacHex(secret, string(body), v)})
 		},
-		end: func(e *env, secret string, at time.Time, callID string) *http.Request {
+		end: func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request {
 			body := mustJSON(e.t, map[string]any{
 				"event": "call_ended",
 				"call": map[string]any{"call_id": callID, "agent_id": "agent_01", "call_status": "ended",
 					"from_number": signedCaller, "to_number": signedCalled, "direction": "inbound",
 					"start_timestamp": at.Add(-time.Minute).UnixMilli(), "end_timestamp": at.UnixMilli(),
 					"transcript": "Agent: How can I help?\nUser: Please call me back tomorrow.\n",
-					"transcript_object": []any{
+					"transcript_object": append([]any{
 						map[string]any{"role": "agent", "content": "How can I help?", "words": []any{map[string]any{"word": "How", "start": 0.2, "end": 0.4}}},
 						map[string]any{"role": "user", "content": "Please call me back tomorrow.", "words": []any{map[string]any{"word": "Please", "start": 3.1, "end": 3.4}}},
-					},
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "content": text, "words": []any{}} })...),
 				},
 			})
 			v := strconv.FormatInt(at.UnixMilli(), 10)
@@ -217,6 +219,15 @@ var drivers = []driver{
 		},
 		read: readPlatformAnswer,
 	},
+}
+
+// fillerTurns is one platform turn per filler text.
+func fillerTurns(filler []string, turn func(text string) any) []any {
+	var out []any
+	for _, f := range filler {
+		out = append(out, turn(f))
+	}
+	return out
 }
 
 // vapiToolCalls is Vapi's tool-calls message; controlURL, when set, is the

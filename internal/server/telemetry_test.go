@@ -191,7 +191,7 @@ func TestMetricsAgreeWithTheLedger(t *testing.T) {
 	require.Equal(t, float64(1), wantCompensations["compensated"], "the work order was cancelled")
 	require.Equal(t, wantCompensations, byLabels(families["maestro_compensations"], "outcome"))
 	require.Equal(t, map[string]float64{"": 1}, byLabels(families["maestro_sessions_rolled_back"]))
-	require.Equal(t, map[string]float64{"effect": 0, "post_call": 0}, byLabels(families["maestro_reconciliations_open"], "kind"))
+	require.Equal(t, map[string]float64{"effect": 0, "post_call": 0, "signal": 0}, byLabels(families["maestro_reconciliations_open"], "kind"))
 	require.Equal(t, map[string]float64{"": 1}, byLabels(families["maestro_ledger_up"]))
 
 	// Provider latency is this process's: one observation per provider

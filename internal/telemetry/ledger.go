@@ -42,7 +42,7 @@ var (
 	descApprovalOldest = prometheus.NewDesc("maestro_approval_oldest_pending_age_seconds",
 		"How long the oldest undecided approval request has waited; 0 when none is pending.", nil, nil)
 	descReconciliations = prometheus.NewDesc("maestro_reconciliations_open",
-		"Held work waiting for reconciliation, by kind: effect (outcome unknown) or post_call (held post-call work).",
+		"Held work waiting for reconciliation, by kind: effect (outcome unknown), post_call (held post-call work) or signal (a signal Temporal refused as invalid).",
 		[]string{"kind"}, nil)
 	descCompensations = prometheus.NewDesc("maestro_compensations",
 		"Compensations attempted, by outcome: compensated, failed or skipped.", []string{"outcome"}, nil)
@@ -88,7 +88,7 @@ func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 		age = max(c.now().Sub(m.OldestPendingApproval).Seconds(), 0)
 	}
 	ch <- prometheus.MustNewConstMetric(descApprovalOldest, prometheus.GaugeValue, age)
-	for _, kind := range []string{"effect", "post_call"} {
+	for _, kind := range []string{"effect", "post_call", "signal"} {
 		ch <- prometheus.MustNewConstMetric(descReconciliations, prometheus.GaugeValue, float64(m.ReconciliationsOpen[kind]), kind)
 	}
 	for _, outcome := range []string{"compensated", "failed", "skipped"} {

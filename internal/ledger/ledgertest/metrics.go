@@ -21,7 +21,7 @@ func testMetricCounts(t *testing.T, setup setupFunc) {
 		require.Empty(t, got.Refusals)
 		require.Zero(t, got.ApprovalsPending)
 		require.True(t, got.OldestPendingApproval.IsZero())
-		require.Equal(t, map[string]int64{"effect": 0, "post_call": 0}, got.ReconciliationsOpen)
+		require.Equal(t, map[string]int64{"effect": 0, "post_call": 0, "signal": 0}, got.ReconciliationsOpen)
 		require.Empty(t, got.Compensations)
 		require.Zero(t, got.SessionsRolledBack)
 	})

@@ -21,10 +21,13 @@ ORDER BY created_at
 LIMIT 1;
 
 -- name: MetricsReconciliationsOpen
--- Held effects and held post-call work: what the reconciliation list shows.
+-- Held effects, post-call work and signals: what the reconciliation list
+-- shows.
 SELECT 'effect', count(*) FROM effects WHERE status = 'needs_reconciliation'
 UNION ALL
-SELECT 'post_call', count(*) FROM postcall_items WHERE status = 'held';
+SELECT 'post_call', count(*) FROM postcall_items WHERE status = 'held'
+UNION ALL
+SELECT 'signal', count(*) FROM signal_outbox WHERE held_at IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL;
 
 -- name: MetricsCompensationCounts
 -- A pending entry has not been attempted; every other status is the

@@ -4,35 +4,42 @@
 -- name: OutboxInsert
 INSERT INTO signal_outbox (workflow_id, signal_name, payload, approval_id)
 VALUES ($1, $2, $3, $4)
-RETURNING id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at;
+RETURNING id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at, held_at;
 
 -- name: OutboxListDue
 -- Undelivered signals whose next attempt is due, oldest first.
-SELECT id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at
+SELECT id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at, held_at
 FROM signal_outbox
-WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE delivered_at IS NULL AND abandoned_at IS NULL AND held_at IS NULL AND next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 ORDER BY next_attempt_at, id
 LIMIT $1;
 
 -- name: OutboxGet
-SELECT id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at
+SELECT id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at, held_at
 FROM signal_outbox
 WHERE id = $1;
 
 -- name: OutboxMarkDelivered
 UPDATE signal_outbox
 SET delivered_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = attempts + 1, last_error = NULL
-WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL;
+WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL AND held_at IS NULL;
 
 -- name: OutboxMarkFailed
 -- One more failed attempt; the next is due after $3 milliseconds.
 UPDATE signal_outbox
 SET attempts = attempts + 1, last_error = $2,
     next_attempt_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($3 / 1000.0) || ' seconds')
-WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL;
+WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL AND held_at IS NULL;
 
 -- name: OutboxMarkAbandoned
 -- The workflow is gone: no attempt can ever deliver it.
 UPDATE signal_outbox
 SET abandoned_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = attempts + 1, last_error = $2
-WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL;
+WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL AND held_at IS NULL;
+
+-- name: OutboxMarkHeld
+-- Temporal refused the signal as invalid: every attempt would fail alike,
+-- so it waits for a human.
+UPDATE signal_outbox
+SET held_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = attempts + 1, last_error = $2
+WHERE id = $1 AND delivered_at IS NULL AND abandoned_at IS NULL AND held_at IS NULL;

@@ -36,8 +36,9 @@ WHERE receipt IS NOT NULL AND json_extract(receipt, '$.id') = $1
 ORDER BY created_at, rowid;
 
 -- name: ReconciliationPage
--- What ops must look at, as one queue: post-call work held for a human
--- first (a caller waits on a promise nothing kept), then held money, then
+-- What ops must look at, as one queue: post-call work and signals held
+-- for a human first (a caller waits on a promise nothing kept; a held
+-- call-ended signal started no post-call work at all), then held money, then
 -- the other held effects, then the sends whose message the provider then
 -- reported undelivered; oldest first within each. Money is judged by the
 -- class frozen when the effect was claimed or its call admitted, else by
@@ -52,6 +53,11 @@ FROM (
     FROM postcall_items p
     LEFT JOIN sessions s ON s.id = p.session_id
     WHERE p.status = 'held'
+    UNION ALL
+    SELECT 'held_signal', 0, o.held_at, 'signal:' || o.id, '', '', o.signal_name, s.agent_id
+    FROM signal_outbox o
+    LEFT JOIN sessions s ON o.workflow_id = 'session/' || s.id
+    WHERE o.held_at IS NOT NULL AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
     UNION ALL
     SELECT 'held_effect', CASE WHEN coalesce(e.effect_class, i.effect_class, r.effect) = 'money' THEN 1 ELSE 2 END,
            e.created_at, e.operation_key, '', '', e.tool, i.agent_id
@@ -79,6 +85,11 @@ FROM (
     FROM postcall_items p
     LEFT JOIN sessions s ON s.id = p.session_id
     WHERE p.status = 'held'
+    UNION ALL
+    SELECT 'held_signal', o.held_at, o.signal_name, s.agent_id
+    FROM signal_outbox o
+    LEFT JOIN sessions s ON o.workflow_id = 'session/' || s.id
+    WHERE o.held_at IS NOT NULL AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
     UNION ALL
     SELECT 'held_effect', e.created_at, e.tool, i.agent_id
     FROM effects e
