@@ -302,7 +302,7 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 // drains, says so, and exits 0.
 func TestSIGTERMDrainsAndExits(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startDev(t, "--drain-timeout", "20s")
+	cmd, stderr, _ := startDev(t, "--drain-timeout", "20s")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), stderr.String())
 	require.Contains(t, stderr.String(), "draining: finishing the work in flight, taking no more")
@@ -316,7 +316,7 @@ func TestSIGTERMDrainsAndExits(t *testing.T) {
 func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
 	t.Parallel()
 	path := writeCatalog(t, string(tools.DemoCatalogYAML))
-	cmd, stderr := startDev(t, "--catalog", path)
+	cmd, stderr, _ := startDev(t, "--catalog", path)
 
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(tools.DemoCatalogYAML), "effect: read", "effect: sometimes", 1)), 0o600))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
@@ -334,14 +334,15 @@ func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
 }
 
 // startDev starts the binary in dev mode on free ports with args added,
-// and returns once it says it is serving, with its stderr.
-func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
+// and returns once it says it is serving, with its stderr and its stdout
+// (the banner, printed in full shortly after).
+func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	args = append([]string{"--dev", "--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--temporal-port", strconv.Itoa(port)}, args...)
 	cmd := exec.CommandContext(t.Context(), maestroBinary(t), args...)
-	stderr := &syncbuf.Buffer{}
+	stderr, banner := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = stderr
@@ -353,10 +354,11 @@ func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "maestro is serving") {
+		for served := false; sc.Scan(); {
+			_, _ = fmt.Fprintln(banner, sc.Text())
+			if !served && strings.HasPrefix(sc.Text(), "maestro is serving") {
+				served = true
 				close(serving)
-				break
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
@@ -372,5 +374,5 @@ func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	case <-t.Context().Done():
 		t.Fatalf("maestro did not start:\n%s", stderr.String())
 	}
-	return cmd, stderr
+	return cmd, stderr, banner
 }
