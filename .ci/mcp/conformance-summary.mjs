@@ -35,7 +35,7 @@ for (const entry of fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e
   const ran = checks.filter((c) => counted.has(c.status)).length;
   if (ran === 0) {
     summary.not_applicable.push(scenario);
-    const why = checks.map((c) => c.details?.message ?? c.description).filter(Boolean).join("; ");
+    const why = checks.map((c) => c.details?.message).filter(Boolean).join("; ");
     lines.push(`  - ${scenario}: not applicable, ran no check${why ? ` (${why})` : ""}`);
     if (!listedNA.has(scenario)) {
       problems.push(`${scenario} ran no check and is not listed under not_applicable in the baseline`);
