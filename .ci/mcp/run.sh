@@ -15,7 +15,15 @@
 # came. Scenarios the suite expects to fail are listed, each with its
 # reason, in conformance-baseline.yml: only those that call the reference
 # server's fixtures. The suite exits non-zero on any other failure, and on
-# a listed scenario that passes.
+# a listed scenario that passes. The suite counts a scenario that runs no
+# check as passed; conformance-summary.mjs reports it as not applicable
+# instead, and fails the run unless the baseline lists it so, with its
+# reason.
+#
+# Last, the official TypeScript SDK's client (sdk-client.mjs) holds its
+# standalone SSE stream and a tool call the sandbox stand-in holds while
+# the server gets SIGTERM: the stream must end at once, the call finish
+# with its answer, and the server exit 0 well inside the drain window.
 #
 # Everything it starts is stopped on exit, by PID.
 #
@@ -28,6 +36,8 @@ export GOTOOLCHAIN=go1.27.3
 here=.ci/mcp
 results=${1:-results/mcp}
 agent_key=demo-agent-key
+# The server's drain window on SIGTERM, in seconds.
+drain_timeout=30
 
 # shellcheck source=../lib.sh
 source .ci/lib.sh
@@ -84,7 +94,7 @@ http_port=$(free_ports 1)
 temporal_port=$(free_ports 4)
 url=http://127.0.0.1:$http_port
 "$work/worker" --dev --http-addr "127.0.0.1:$http_port" --temporal-port "$temporal_port" \
-  --data-dir "$work/data" >"$work/worker.log" 2>&1 &
+  --data-dir "$work/data" --drain-timeout "${drain_timeout}s" >"$work/worker.log" 2>&1 &
 worker_pid=$!
 pids+=("$worker_pid")
 for _ in $(seq 1200); do
@@ -118,9 +128,13 @@ log "conformance: every server scenario against $proxy/mcp (the demo agent's key
 (cd "$work" && PATH="$bin:$PATH" conformance server --url "$proxy/mcp" --suite all \
   --expected-failures "$root/$here/conformance-baseline.yml" -o "$results/conformance") \
   >"$results/conformance.txt" 2>&1 || status=$?
-sed -n '/=== SUMMARY ===/,$p' "$results/conformance.txt" >&2
 if [ "$status" -ne 0 ]; then
+  sed -n '/=== SUMMARY ===/,$p' "$results/conformance.txt" >&2
   log "conformance failed (exit $status): a scenario outside the baseline failed, or a listed one passed"
+fi
+if ! "$node22" "$here/conformance-summary.mjs" "$results/conformance" "$here/conformance-baseline.yml" "$results/conformance-summary.json"; then
+  log "conformance: a scenario ran no check unlisted, or a scenario listed as not applicable ran checks"
+  status=1
 fi
 
 # inspector runs the inspector CLI. Version 1.0.3 finds its own
@@ -173,6 +187,67 @@ elif ! grep -Eq '401|invalid token' "$work/refused.err"; then
   cat "$work/refused.err" >&2
   status=1
 fi
+
+# Shutdown with a client connected goes last: it stops the server the
+# steps above share.
+log "shutdown: SIGTERM while the TypeScript SDK's client holds its stream and a call (drain window ${drain_timeout}s)"
+sandbox=$(sed -n 's/.*stand-ins:.* sandbox \(http[^ ]*\).*/\1/p' "$work/worker.log" | head -n 1)
+faults=$sandbox/_standin/faults
+held() { curl -fsS "$faults" | "$node22" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).held))'; }
+# await_line FILE PATTERN SECONDS: wait until FILE has a line matching
+# PATTERN.
+await_line() {
+  for _ in $(seq $(($3 * 10))); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+curl -fsS -X POST "$faults" -d '{"action":"hang","method":"GET","path":"/v1/tenants/t_100"}' >/dev/null
+"$node22" "$here/sdk-client.mjs" "$url/mcp" "$agent_key" mcp-ci-shutdown lookup_tenant '{"tenant_id":"t_100"}' \
+  >"$work/sdk-client.out" 2>"$work/sdk-client.err" &
+client_pid=$!
+pids+=("$client_pid")
+shutdown_ok=1
+if ! await_line "$work/sdk-client.out" '^stream-open' 30 || ! await_line "$work/sdk-client.out" '^calling' 30; then
+  log "shutdown: the TypeScript SDK's client did not connect:"
+  cat "$work/sdk-client.out" "$work/sdk-client.err" >&2
+  shutdown_ok=0
+fi
+for _ in $(seq 300); do
+  [ "$(held)" = 1 ] && break
+  sleep 0.1
+done
+[ "$(held)" = 1 ] || { log "shutdown: the call did not reach the sandbox"; shutdown_ok=0; }
+sigterm_at=$(date +%s%N)
+kill -TERM "$worker_pid"
+if ! await_line "$work/sdk-client.out" '^stream-ended' 5; then
+  log "shutdown: the server did not end the client's stream within 5s of SIGTERM"
+  shutdown_ok=0
+fi
+if grep -q '^result' "$work/sdk-client.out"; then
+  log "shutdown: the call was answered while the sandbox still held it"
+  shutdown_ok=0
+fi
+curl -fsS -X POST "$faults/release" >/dev/null
+worker_status=0
+wait "$worker_pid" || worker_status=$?
+took_ms=$((($(date +%s%N) - sigterm_at) / 1000000))
+client_status=0
+wait "$client_pid" || client_status=$?
+log "shutdown: the server exited $worker_status ${took_ms}ms after SIGTERM; the client: $(grep -v '^result' "$work/sdk-client.out" | tr '\n' ' ')"
+if [ "$worker_status" -ne 0 ] || [ "$took_ms" -ge $((drain_timeout * 1000 / 2)) ]; then
+  log "shutdown: the server must exit 0 within half the drain window:"
+  tail -n 20 "$work/worker.log" >&2
+  shutdown_ok=0
+fi
+if [ "$client_status" -ne 0 ] || ! grep -q '^result .*"status":"success"' "$work/sdk-client.out"; then
+  log "shutdown: the call in flight did not finish with its answer:"
+  cat "$work/sdk-client.out" "$work/sdk-client.err" >&2
+  shutdown_ok=0
+fi
+cp "$work/sdk-client.out" "$results/shutdown-client.txt"
+[ "$shutdown_ok" = 1 ] || status=1
 
 log "done in $(($(date +%s) - started))s; results in $results"
 exit "$status"

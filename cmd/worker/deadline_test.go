@@ -48,7 +48,7 @@ func TestPlatformAnswerOutlastsTheWriteTimeout(t *testing.T) {
 		approveAt = 6 * time.Second
 	)
 	catalog := writeCatalog(t, withElevenLabsAgent(string(tools.DemoCatalogYAML), budget.String()))
-	cmd, stderr, url := startDevWith(t, []string{"TEST_ELEVENLABS_SECRET=" + elevenLabsSecret},
+	cmd, stderr, _, url := startDevWith(t, []string{"TEST_ELEVENLABS_SECRET=" + elevenLabsSecret},
 		"--catalog", catalog, "--http-write-timeout", writeTimeout.String())
 	ops := apiclient.New(url, tools.DemoOpsKey, apiclient.Options{})
 

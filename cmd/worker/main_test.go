@@ -313,7 +313,7 @@ func TestBadStartsExplainThemselves(t *testing.T) {
 // drains, says so, and exits 0.
 func TestSIGTERMDrainsAndExits(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startDev(t, "--drain-timeout", "20s")
+	cmd, stderr, _ := startDev(t, "--drain-timeout", "20s")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), stderr.String())
 	require.Contains(t, stderr.String(), "draining: finishing the work in flight, taking no more")
@@ -327,7 +327,7 @@ func TestSIGTERMDrainsAndExits(t *testing.T) {
 func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
 	t.Parallel()
 	path := writeCatalog(t, string(tools.DemoCatalogYAML))
-	cmd, stderr := startDev(t, "--catalog", path)
+	cmd, stderr, _ := startDev(t, "--catalog", path)
 
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(tools.DemoCatalogYAML), "effect: read", "effect: sometimes", 1)), 0o600))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
@@ -345,23 +345,24 @@ func TestSIGHUPReloadsTheCatalogFile(t *testing.T) {
 }
 
 // startDev starts the binary in dev mode on free ports with args added,
-// and returns once it says it is serving, with its stderr.
-func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
+// and returns once it says it is serving, with its stderr and its stdout
+// (the banner, printed in full shortly after).
+func startDev(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
-	cmd, stderr, _ := startDevWith(t, nil, args...)
-	return cmd, stderr
+	cmd, stderr, banner, _ := startDevWith(t, nil, args...)
+	return cmd, stderr, banner
 }
 
 // startDevWith is startDev with env added to the environment; it also
 // returns the URL the API serves on.
-func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncbuf.Buffer, string) {
+func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer, string) {
 	t.Helper()
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
 	args = append([]string{"--dev", "--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--temporal-port", strconv.Itoa(port)}, args...)
 	cmd := exec.CommandContext(t.Context(), maestroBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
-	stderr := &syncbuf.Buffer{}
+	stderr, banner := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = stderr
@@ -374,11 +375,11 @@ func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncb
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "maestro is serving on "); ok {
-				url = strings.TrimSpace(rest)
+		for served := false; sc.Scan(); {
+			_, _ = fmt.Fprintln(banner, sc.Text())
+			if rest, ok := strings.CutPrefix(sc.Text(), "maestro is serving on "); ok && !served {
+				url, served = strings.TrimSpace(rest), true
 				close(serving)
-				break
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
@@ -394,5 +395,5 @@ func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncb
 	case <-t.Context().Done():
 		t.Fatalf("maestro did not start:\n%s", stderr.String())
 	}
-	return cmd, stderr, url
+	return cmd, stderr, banner, url
 }

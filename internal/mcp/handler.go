@@ -66,6 +66,10 @@ type Handler struct {
 	withheld   withheldTools
 	api        *http.Client
 	next       http.Handler
+	// streams is cancelled by CloseStreams, ending every standalone SSE
+	// stream.
+	streams      context.Context
+	closeStreams context.CancelFunc
 }
 
 // New builds the MCP endpoint: one MCP server per agent of the catalog,
@@ -85,6 +89,7 @@ func New(cfg Config) (*Handler, error) {
 		servers: map[string]*sdk.Server{},
 		api:     &http.Client{Transport: inprocess.Transport{Handler: cfg.API}},
 	}
+	h.streams, h.closeStreams = context.WithCancel(context.Background())
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil {
@@ -157,7 +162,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// configured; RFC 9110 wants one.
 		w.Header().Set("WWW-Authenticate", `Bearer realm="maestro"`)
 	}
-	if r.Method == http.MethodPost && h.cfg.AnswerTimeout > 0 {
+	switch {
+	case r.Method == http.MethodGet:
+		h.serveStream(w, r)
+		return
+	case r.Method == http.MethodPost && h.cfg.AnswerTimeout > 0:
 		// A tool call's in-process API request cannot reach this
 		// connection's deadline, so it is set here for every message; a
 		// writer that takes none keeps the server's write timeout.
@@ -165,6 +174,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.next.ServeHTTP(w, r)
 }
+
+// serveStream serves a GET, which opens a session's standalone SSE stream
+// and holds it until the client leaves, or until CloseStreams.
+func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
+	if h.streams.Err() != nil {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "maestro is shutting down: open the stream again, and another process will serve it.", http.StatusServiceUnavailable)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(h.streams, cancel)()
+	h.next.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// CloseStreams ends every standalone SSE stream now and refuses new ones.
+// An HTTP server's Shutdown waits for each response to end, and a client
+// (the TypeScript SDK's, by default) holds its stream open as long as it
+// is connected, so the server calls this when it shuts down. Tool calls
+// are POSTs answered in JSON: they finish as they would.
+func (h *Handler) CloseStreams() { h.closeStreams() }
 
 // bearerToken is the token an Authorization header carries, parsed as the
 // SDK's middleware parses it, and whether there is one.
@@ -181,9 +211,15 @@ func bearerToken(authorization string) (string, bool) {
 const keyExtra = "maestro_agent_key"
 
 func (h *Handler) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-	agent, ok := h.cfg.Catalog.Load().AgentByKey(token)
+	cat := h.cfg.Catalog.Load()
+	agent, ok := cat.AgentByKey(token)
 	if !ok {
-		return nil, fmt.Errorf("%w: not an agent key", auth.ErrInvalidToken)
+		// An operator's key is told where it belongs; anything else is
+		// simply invalid, as it is no key at all.
+		if _, isOperator := cat.OperatorByKey(token); isOperator {
+			return nil, fmt.Errorf("%w: an operator key; %s takes an agent key", auth.ErrInvalidToken, Path)
+		}
+		return nil, auth.ErrInvalidToken
 	}
 	return &auth.TokenInfo{UserID: agent.ID, Extra: map[string]any{keyExtra: token}}, nil
 }

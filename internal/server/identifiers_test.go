@@ -19,6 +19,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/mcp"
+	"github.com/maestro-run/maestro/internal/mcp/mcptest"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -287,7 +288,7 @@ func TestIdentifierRuleAtMCP(t *testing.T) {
 			res, err := cs.CallTool(e.ctx, &sdk.CallToolParams{Name: "create_work_order", Arguments: args})
 			require.NoError(t, err)
 			require.True(t, res.IsError)
-			requireIdentifierRefusal(t, observationOf(t, res), "session_id")
+			requireIdentifierRefusal(t, mcptest.Observation(t, res), "session_id")
 			e.requireNoTrace(t, w, id)
 		})
 	}

@@ -13,24 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/internal/mcp"
+	"github.com/maestro-run/maestro/internal/mcp/mcptest"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
-
-// headers adds fixed headers to every request, as an MCP client configured
-// with a platform's headers does.
-type headers struct {
-	h    http.Header
-	next http.RoundTripper
-}
-
-func (t headers) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header[k] = v
-	}
-	return t.next.RoundTrip(r)
-}
 
 // mcpConnect opens an MCP client session with the go-sdk's own client,
 // sending key as the bearer token and the given extra headers.
@@ -42,7 +28,7 @@ func (e *env) mcpConnect(key string, extra http.Header) (*sdk.ClientSession, err
 	client := sdk.NewClient(&sdk.Implementation{Name: "maestro-test", Version: "1"}, nil)
 	return client.Connect(e.ctx, &sdk.StreamableClientTransport{
 		Endpoint:   e.url + mcp.Path,
-		HTTPClient: &http.Client{Transport: headers{h: h, next: http.DefaultTransport}, Timeout: time.Minute},
+		HTTPClient: &http.Client{Transport: mcptest.Headers{Header: h}, Timeout: time.Minute},
 	}, nil)
 }
 
@@ -52,17 +38,6 @@ func (e *env) mcpSession(extra http.Header) *sdk.ClientSession {
 	require.NoError(e.t, err)
 	e.t.Cleanup(func() { _ = cs.Close() })
 	return cs
-}
-
-// observationOf reads the observation a tool result carries as structured
-// content.
-func observationOf(t *testing.T, res *sdk.CallToolResult) mt.Observation {
-	t.Helper()
-	raw, err := json.Marshal(res.StructuredContent)
-	require.NoError(t, err)
-	var obs mt.Observation
-	require.NoError(t, json.Unmarshal(raw, &obs))
-	return obs
 }
 
 func textsOf(res *sdk.CallToolResult) []string {
@@ -130,7 +105,7 @@ func TestMCP(t *testing.T) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_work_order", Arguments: args})
 		require.NoError(t, err)
 		require.False(t, res.IsError, "%v", textsOf(res))
-		obs := observationOf(t, res)
+		obs := mcptest.Observation(t, res)
 		require.Equal(t, mt.StatusSuccess, obs.Status)
 		require.NotNil(t, obs.Receipt)
 		require.Equal(t, obs.Wording, textsOf(res)[0], "the wording is the first text")
@@ -143,7 +118,7 @@ func TestMCP(t *testing.T) {
 		again, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_work_order", Arguments: args})
 		require.NoError(t, err)
 		require.False(t, again.IsError)
-		require.Equal(t, obs.Source.InvocationID, observationOf(t, again).Source.InvocationID)
+		require.Equal(t, obs.Source.InvocationID, mcptest.Observation(t, again).Source.InvocationID)
 		require.Equal(t, 1, e.standins.Sandbox.CountWorkOrders(), "one effect")
 	})
 
@@ -152,7 +127,7 @@ func TestMCP(t *testing.T) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "lookup_tenant", Arguments: map[string]any{"tenant_id": "nobody"}})
 		require.NoError(t, err)
 		require.True(t, res.IsError)
-		obs := observationOf(t, res)
+		obs := mcptest.Observation(t, res)
 		require.Equal(t, mt.CodeInvalidArgs, obs.Code)
 		require.NotNil(t, obs.NextActions)
 		require.NotEmpty(t, obs.NextActions.Remediation)
@@ -160,7 +135,7 @@ func TestMCP(t *testing.T) {
 		res, err = e.mcpSession(nil).CallTool(ctx, &sdk.CallToolParams{Name: "lookup_tenant", Arguments: map[string]any{"tenant_id": "t_100"}})
 		require.NoError(t, err)
 		require.True(t, res.IsError, "no session named")
-		require.Equal(t, mt.CodeInvalidRequest, observationOf(t, res).Code)
+		require.Equal(t, mt.CodeInvalidRequest, mcptest.Observation(t, res).Code)
 	})
 
 	t.Run("a pending approval is not an error, and maestro_invocation follows it", func(t *testing.T) {
@@ -171,7 +146,7 @@ func TestMCP(t *testing.T) {
 			"to": "+15551230000", "body": "Your technician comes at 9", mcp.SessionArg: e.session + "-sms"}})
 		require.NoError(t, err)
 		require.False(t, res.IsError, "%v", textsOf(res))
-		obs := observationOf(t, res)
+		obs := mcptest.Observation(t, res)
 		require.Equal(t, mt.StatusPending, obs.Status)
 		require.Equal(t, mt.CodeAwaitingApproval, obs.Code)
 		invocation := obs.Source.InvocationID
@@ -188,7 +163,7 @@ func TestMCP(t *testing.T) {
 		}
 		still := poll()
 		require.False(t, still.IsError)
-		require.Equal(t, mt.StatusPending, observationOf(t, still).Status)
+		require.Equal(t, mt.StatusPending, mcptest.Observation(t, still).Status)
 
 		var approval struct {
 			ApprovalID string `json:"approval_id"`
@@ -200,7 +175,7 @@ func TestMCP(t *testing.T) {
 		var final mt.Observation
 		require.Eventually(t, func() bool {
 			res := poll()
-			final = observationOf(t, res)
+			final = mcptest.Observation(t, res)
 			return final.Status != mt.StatusPending
 		}, time.Minute, 200*time.Millisecond)
 		require.Equal(t, mt.StatusSuccess, final.Status, final.Summary)
@@ -241,7 +216,7 @@ func TestMCPCallPastTheWaitIsPending(t *testing.T) {
 		"tenant_id": "t_100", "category": "hvac", "description": "no heat", "priority": "urgent"}})
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%v", textsOf(res))
-	obs := observationOf(t, res)
+	obs := mcptest.Observation(t, res)
 	require.Equal(t, mt.StatusPending, obs.Status)
 	require.Equal(t, mt.CodeInProgress, obs.Code)
 	require.Nil(t, obs.Receipt)
@@ -252,7 +227,7 @@ func TestMCPCallPastTheWaitIsPending(t *testing.T) {
 	require.Eventually(t, func() bool {
 		res, err := cs.CallTool(e.ctx, &sdk.CallToolParams{Name: mcp.InvocationTool, Arguments: map[string]any{"invocation_id": invocation}})
 		require.NoError(t, err)
-		final = observationOf(t, res)
+		final = mcptest.Observation(t, res)
 		return final.Status != mt.StatusPending
 	}, time.Minute, 200*time.Millisecond)
 	require.Equal(t, mt.StatusSuccess, final.Status, final.Summary)
@@ -275,7 +250,7 @@ func TestMCPSessionOnAnotherProcess(t *testing.T) {
 	res, err := onA.CallTool(a.ctx, &sdk.CallToolParams{Name: "create_work_order", Arguments: args})
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%v", textsOf(res))
-	first := observationOf(t, res)
+	first := mcptest.Observation(t, res)
 	require.NotEmpty(t, onA.ID(), "the process keeps an MCP session")
 
 	// The next request of that session lands on the other process.
@@ -298,6 +273,6 @@ func TestMCPSessionOnAnotherProcess(t *testing.T) {
 	again, err := onB.CallTool(b.ctx, &sdk.CallToolParams{Name: "create_work_order", Arguments: args})
 	require.NoError(t, err)
 	require.False(t, again.IsError, "%v", textsOf(again))
-	require.Equal(t, first.Source.InvocationID, observationOf(t, again).Source.InvocationID, "the same maestro session and call")
+	require.Equal(t, first.Source.InvocationID, mcptest.Observation(t, again).Source.InvocationID, "the same maestro session and call")
 	require.Equal(t, 1, a.standins.Sandbox.CountWorkOrders(), "one effect")
 }

@@ -243,6 +243,9 @@ type Core struct {
 	drift atomic.Pointer[string]
 	// canary says which tools a red canary withholds from agents.
 	canary *canary.State
+	// closeStreams ends the streams MCP clients hold open, which would
+	// otherwise hold the drain until its deadline; nil without the API.
+	closeStreams func()
 }
 
 // StartCore mirrors the catalog into the registry, starts the parts its
@@ -323,6 +326,9 @@ func StartCore(ctx context.Context, cfg CoreConfig) (*Core, error) {
 		ReadTimeout:       cfg.Timeouts.Read,
 		WriteTimeout:      cfg.Timeouts.Write,
 		IdleTimeout:       cfg.Timeouts.Idle,
+	}
+	if s.closeStreams != nil {
+		s.http.RegisterOnShutdown(s.closeStreams)
 	}
 	s.run(ctx, relay, callbacks)
 	return s, nil
@@ -421,6 +427,7 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	if err != nil {
 		return nil, nil, err
 	}
+	s.closeStreams = mcpHandler.CloseStreams
 	ops, err := console.New(console.Config{API: srv, Catalog: s.live, Store: cfg.Store, InsecureCookies: cfg.InsecureCookies, Logger: cfg.Logger, Throttle: guesses})
 	if err != nil {
 		return nil, nil, err
