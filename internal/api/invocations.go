@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -312,38 +309,4 @@ func unavailableRefusal() *apitype.Refusal {
 	r := internalRefusal()
 	r.HTTPStatus = http.StatusServiceUnavailable
 	return r
-}
-
-// decodeJSON reads a JSON body strictly: the right content type, a bounded
-// size, no unknown fields and nothing after the object.
-func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) *apitype.Refusal {
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mediaType != "application/json" {
-		return admission.BadRequest(http.StatusUnsupportedMediaType, mt.CodeUnsupportedMedia,
-			"Content-Type must be application/json")
-	}
-	body := http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
-	if err == nil {
-		if dec.Decode(&struct{}{}) != io.EOF {
-			err = errors.New("unexpected data after the JSON object")
-		}
-	}
-	var tooBig *http.MaxBytesError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &tooBig):
-		s.drainBody(w, r)
-		return tooLargeRefusal(tooBig.Limit)
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return admission.BadRequest(http.StatusRequestTimeout, mt.CodeInvalidRequest,
-			"the request body did not arrive within the server's read timeout")
-	case errors.Is(err, io.EOF):
-		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "the request body is empty")
-	default:
-		return admission.BadRequest(http.StatusBadRequest, mt.CodeInvalidRequest, "malformed JSON: "+err.Error())
-	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/platform"
-	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -24,7 +23,7 @@ func (s *Server) handleElevenLabsTool(w http.ResponseWriter, r *http.Request) {
 	}
 	call, args, err := platform.ParseElevenLabsTool(pr.body)
 	if err != nil {
-		writeJSON(w, http.StatusOK, refusalAnswer(platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, err.Error(), "Send the request in the shape the platform documents.")))
+		s.refuseUnreadable(w, r, pr, platform.Signed{}, err)
 		return
 	}
 	// ElevenLabs sends no tool-call ID: a repeatable tool's calls are told
@@ -46,8 +45,7 @@ func (s *Server) handleElevenLabsPostCall(w http.ResponseWriter, r *http.Request
 	}
 	pc, err := platform.ParseElevenLabsPostCall(pr.body)
 	if err != nil {
-		s.forget(r, sig)
-		writeRefusal(w, platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, err.Error(), "Send the request in the shape the platform documents."))
+		s.refuseUnreadable(w, r, pr, sig, err)
 		return
 	}
 	if pc.Type != platform.ElevenLabsTranscription {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -21,8 +22,15 @@ func (s *Server) handleRetellFunction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fn, err := platform.ParseRetellFunction(pr.body)
-	if err != nil {
-		writeJSON(w, http.StatusOK, refusalAnswer(platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, err.Error(), "Send the request in the shape the platform documents.")))
+	var badArgs *platform.ArgumentsError
+	switch {
+	case errors.As(err, &badArgs):
+		// The model filled them in: it hears so, and may call again.
+		writeJSON(w, http.StatusOK, refusalAnswer(platformRefusal(http.StatusBadRequest, mt.CodeInvalidArgs, err.Error(),
+			"Call the function again with its arguments as a JSON object.")))
+		return
+	case err != nil:
+		s.refuseUnreadable(w, r, pr, sig, err)
 		return
 	}
 	// Retell sends no tool-call ID; its signature is unique to the call.
@@ -43,8 +51,7 @@ func (s *Server) handleRetellWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ev, err := platform.ParseRetellWebhook(pr.body)
 	if err != nil {
-		s.forget(r, sig)
-		writeRefusal(w, platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, err.Error(), "Send the request in the shape the platform documents."))
+		s.refuseUnreadable(w, r, pr, sig, err)
 		return
 	}
 	if ev.Event != platform.RetellCallEnded && ev.Event != platform.RetellCallAnalyzed {

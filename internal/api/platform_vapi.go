@@ -28,8 +28,7 @@ func (s *Server) handleVapi(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := platform.ParseVapi(pr.body)
 	if err != nil {
-		s.forget(r, sig)
-		writeRefusal(w, platformRefusal(http.StatusBadRequest, mt.CodeInvalidRequest, err.Error(), "Send the request in the shape the platform documents."))
+		s.refuseUnreadable(w, r, pr, sig, err)
 		return
 	}
 	switch msg.Type {

@@ -94,15 +94,21 @@ func (s *Server) readPlatform(w http.ResponseWriter, r *http.Request, kind tools
 }
 
 // verified checks the outcome of a signature check and, for a signed
-// request, that no API process sharing the ledger accepted the signature
-// before. A refused request is answered 401 and logged, and runs nothing;
-// one whose replay check failed is answered 503, also running nothing, as
-// the failure says nothing against the sender.
+// request, that its body is JSON the core API would take and that no API
+// process sharing the ledger accepted the signature before. A refused
+// signature is answered 401 and logged, and runs nothing; a body maestro
+// cannot read is answered 415 or 400 before the signature is claimed; a
+// request whose replay check failed is answered 503, also running
+// nothing, as the failure says nothing against the sender.
 func (s *Server) verified(w http.ResponseWriter, r *http.Request, pr platformRequest, sig platform.Signed, err error) bool {
 	if len(pr.secret) == 0 {
 		err = errors.New("the platform secret is not configured")
 	}
 	if err == nil {
+		if ref := s.platformBodyRefusal(w, r, pr.body); ref != nil {
+			s.refuseAtDoor(w, pr, ref)
+			return false
+		}
 		first, cerr := s.firstUse(r, sig)
 		switch {
 		case cerr != nil:

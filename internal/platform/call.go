@@ -3,7 +3,7 @@ package platform
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
 )
 
@@ -37,6 +37,15 @@ func signed(pairs ...string) map[string]string {
 	return out
 }
 
+// ArgumentsError is arguments the model filled in that cannot be read, in
+// a request that is otherwise sound: the model is told, as of any invalid
+// argument, rather than the platform refused.
+type ArgumentsError struct{ Err error }
+
+func (e *ArgumentsError) Error() string { return "error reading arguments: " + e.Err.Error() }
+
+func (e *ArgumentsError) Unwrap() error { return e.Err }
+
 // argsObject reads arguments sent as an object or as a JSON string holding
 // one (OpenAI-style function arguments); absent arguments are {}.
 func argsObject(raw json.RawMessage) (json.RawMessage, error) {
@@ -47,7 +56,7 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("error reading arguments: %w", err)
+			return nil, &ArgumentsError{Err: err}
 		}
 		if strings.TrimSpace(s) == "" {
 			return json.RawMessage(`{}`), nil
@@ -55,7 +64,7 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 		raw = json.RawMessage(s)
 	}
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("error reading arguments: not JSON")
+		return nil, &ArgumentsError{Err: errors.New("not JSON")}
 	}
 	return raw, nil
 }

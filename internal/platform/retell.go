@@ -77,7 +77,8 @@ type RetellFunction struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// ParseRetellFunction reads a custom function call.
+// ParseRetellFunction reads a custom function call. Arguments that cannot
+// be read are an *ArgumentsError, with the function call read.
 func ParseRetellFunction(body []byte) (RetellFunction, error) {
 	var f RetellFunction
 	if err := json.Unmarshal(body, &f); err != nil {

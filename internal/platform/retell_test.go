@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,6 +37,8 @@ func TestRetellFunctionAsDocumented(t *testing.T) {
 	} {
 		_, err := platform.ParseRetellFunction([]byte(body))
 		require.ErrorContains(t, err, want, body)
+		var badArgs *platform.ArgumentsError
+		require.Equal(t, want == "error reading arguments", errors.As(err, &badArgs), "only the model's arguments are the model's to mend: %s", body)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/internal/mcp"
+	"github.com/maestro-run/maestro/internal/mcp/mcptest"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -51,7 +52,7 @@ func TestWaitingRoutesOutlastTheWriteTimeout(t *testing.T) {
 			"tenant_id": "t_100", "category": "hvac", "description": "no heat", "priority": "urgent"}})
 		require.NoError(t, err)
 		require.Greater(t, time.Since(start), shortWrite)
-		obs := observationOf(t, res)
+		obs := mcptest.Observation(t, res)
 		require.Equal(t, mt.StatusSuccess, obs.Status, obs.Summary)
 		require.NotNil(t, obs.Receipt)
 	})

@@ -85,7 +85,10 @@ type driver struct {
 	tool       func(e *env, secret string, at time.Time, callID, toolCallID, tool, args string) *http.Request
 	// end is the end-of-call event; filler, when given, is said by the
 	// caller as one more turn, to make the transcript as large as needed.
-	end  func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request
+	end func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request
+	// raw sends body as it is, signed, to the route send_sms is called
+	// on, or to the event route when event is set.
+	raw  func(e *env, secret string, at time.Time, event bool, body []byte) *http.Request
 	read func(t *testing.T, body []byte) answer
 }
 
@@ -134,9 +137,10 @@ var drivers = []driver{
 					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "message": text, "time": start + 4000} })...),
 				},
 			}})
-			ts := strconv.FormatInt(at.UnixMilli(), 10)
-			return post(e, "/v1/platforms/vapi/vapi-agent", body, map[string]string{
-				"x-timestamp": ts, "x-signature": hmacHex(secret, ts, ".", string(body))})
+			return signedVapi(e, secret, at, body)
+		},
+		raw: func(e *env, secret string, at time.Time, _ bool, body []byte) *http.Request {
+			return signedVapi(e, secret, at, body)
 		},
 		read: func(t *testing.T, body []byte) answer {
 			var res platform.VapiResults
@@ -159,8 +163,7 @@ var drivers = []driver{
 			fields["system__caller_id"] = signedCaller
 			fields["system__called_number"] = signedCalled
 			fields["system__call_sid"] = "CA0123456789abcdef"
-			return post(e, "/v1/platforms/elevenlabs/el-agent/tools/"+tool, mustJSON(e.t, fields),
-				map[string]string{"Authorization": "Bearer " + secret})
+			return elevenLabsTool(e, secret, tool, mustJSON(e.t, fields))
 		},
 		end: func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request {
 			msg := func(s string) *string { return &s }
@@ -180,9 +183,13 @@ var drivers = []driver{
 					"analysis": map[string]any{"transcript_summary": "The caller asked for a callback.", "call_successful": "success"},
 				},
 			})
-			t := strconv.FormatInt(at.Unix(), 10)
-			return post(e, "/v1/platforms/elevenlabs/el-agent/post-call", body, map[string]string{
-				"ElevenLabs-Signature": "t=" + t + ",v0=" + hmacHex(secret, t, ".", string(body))})
+			return signedElevenLabsEvent(e, secret, at, body)
+		},
+		raw: func(e *env, secret string, at time.Time, event bool, body []byte) *http.Request {
+			if event {
+				return signedElevenLabsEvent(e, secret, at, body)
+			}
+			return elevenLabsTool(e, secret, "send_sms", body)
 		},
 		read: readPlatformAnswer,
 	},
@@ -196,9 +203,7 @@ var drivers = []driver{
 					"telephony_identifier": map[string]any{"twilio_call_sid": "CA0123456789abcdef"}},
 				"args": json.RawMessage(args),
 			})
-			v := strconv.FormatInt(at.UnixMilli(), 10)
-			return post(e, "/v1/platforms/retell/retell-agent/functions", body, map[string]string{
-				"X-Retell-Signature": "v=" + v + ",d=" + hmacHex(secret, string(body), v)})
+			return signedRetell(e, secret, at, false, body)
 		},
 		end: func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request {
 			body := mustJSON(e.t, map[string]any{
@@ -213,10 +218,9 @@ var drivers = []driver{
 					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "content": text, "words": []any{}} })...),
 				},
 			})
-			v := strconv.FormatInt(at.UnixMilli(), 10)
-			return post(e, "/v1/platforms/retell/retell-agent/webhook", body, map[string]string{
-				"X-Retell-Signature": "v=" + v + ",d=" + hmacHex(secret, string(body), v)})
+			return signedRetell(e, secret, at, true, body)
 		},
+		raw:  signedRetell,
 		read: readPlatformAnswer,
 	},
 }
@@ -228,6 +232,38 @@ func fillerTurns(filler []string, turn func(text string) any) []any {
 		out = append(out, turn(f))
 	}
 	return out
+}
+
+// signedVapi posts a server message signed as Vapi signs it.
+func signedVapi(e *env, secret string, at time.Time, body []byte) *http.Request {
+	ts := strconv.FormatInt(at.UnixMilli(), 10)
+	return post(e, "/v1/platforms/vapi/vapi-agent", body, map[string]string{
+		"x-timestamp": ts, "x-signature": hmacHex(secret, ts, ".", string(body))})
+}
+
+// elevenLabsTool posts a server tool's call with the bearer secret
+// ElevenLabs sends.
+func elevenLabsTool(e *env, secret, tool string, body []byte) *http.Request {
+	return post(e, "/v1/platforms/elevenlabs/el-agent/tools/"+tool, body, map[string]string{"Authorization": "Bearer " + secret})
+}
+
+// signedElevenLabsEvent posts a post-call webhook signed as ElevenLabs
+// signs it.
+func signedElevenLabsEvent(e *env, secret string, at time.Time, body []byte) *http.Request {
+	t := strconv.FormatInt(at.Unix(), 10)
+	return post(e, "/v1/platforms/elevenlabs/el-agent/post-call", body, map[string]string{
+		"ElevenLabs-Signature": "t=" + t + ",v0=" + hmacHex(secret, t, ".", string(body))})
+}
+
+// signedRetell posts a function call, or a call event, signed as Retell
+// signs them.
+func signedRetell(e *env, secret string, at time.Time, event bool, body []byte) *http.Request {
+	path := "/v1/platforms/retell/retell-agent/functions"
+	if event {
+		path = "/v1/platforms/retell/retell-agent/webhook"
+	}
+	v := strconv.FormatInt(at.UnixMilli(), 10)
+	return post(e, path, body, map[string]string{"X-Retell-Signature": "v=" + v + ",d=" + hmacHex(secret, string(body), v)})
 }
 
 // vapiToolCalls is Vapi's tool-calls message; controlURL, when set, is the
@@ -247,9 +283,7 @@ func vapiToolCalls(e *env, secret string, at time.Time, callID, toolCallID, tool
 		"toolCallList": []any{map[string]any{"id": toolCallID, "type": "function",
 			"function": map[string]any{"name": tool, "arguments": json.RawMessage(args)}}},
 	}})
-	ts := strconv.FormatInt(at.UnixMilli(), 10)
-	return post(e, "/v1/platforms/vapi/vapi-agent", body, map[string]string{
-		"x-timestamp": ts, "x-signature": hmacHex(secret, ts, ".", string(body))})
+	return signedVapi(e, secret, at, body)
 }
 
 func readPlatformAnswer(t *testing.T, body []byte) answer {
