@@ -22,13 +22,15 @@ import (
 )
 
 // sdkMetrics are the metrics the Temporal Go SDK records, by the kind it
-// records them as (go.temporal.io/sdk/internal/common/metrics and its
-// resource tuner). The SDK names temporal_workflow_active_thread_count
-// too but never records it.
+// records them as (go.temporal.io/sdk/internal/common/metrics, its
+// resource tuner, and the _attempt names its gRPC dialer adds). The SDK
+// names temporal_workflow_active_thread_count too but never records it.
 func sdkMetrics() (counters, gauges, timers []string) {
 	counters = []string{
 		"temporal_request", "temporal_request_failure", "temporal_request_resource_exhausted",
 		"temporal_long_request", "temporal_long_request_failure", "temporal_long_request_resource_exhausted",
+		"temporal_request_attempt", "temporal_request_failure_attempt",
+		"temporal_long_request_attempt", "temporal_long_request_failure_attempt",
 		"temporal_workflow_completed", "temporal_workflow_canceled", "temporal_workflow_failed", "temporal_workflow_continue_as_new",
 		"temporal_workflow_task_queue_poll_empty", "temporal_workflow_task_queue_poll_succeed",
 		"temporal_workflow_task_execution_failed", "temporal_workflow_task_no_completion",
@@ -47,6 +49,7 @@ func sdkMetrics() (counters, gauges, timers []string) {
 	}
 	timers = []string{
 		"temporal_request_latency", "temporal_long_request_latency",
+		"temporal_request_latency_attempt", "temporal_long_request_latency_attempt",
 		"temporal_workflow_endtoend_latency", "temporal_workflow_task_replay_latency",
 		"temporal_workflow_task_schedule_to_start_latency", "temporal_workflow_task_execution_latency",
 		"temporal_activity_schedule_to_start_latency", "temporal_activity_execution_latency",

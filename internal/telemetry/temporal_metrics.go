@@ -2,7 +2,8 @@ package telemetry
 
 // temporalHelp is the help text of one of the Temporal Go SDK's metrics,
 // which the SDK records without a description; the SDK's names are in
-// go.temporal.io/sdk/internal/common/metrics and its resource tuner. A
+// go.temporal.io/sdk/internal/common/metrics, its resource tuner, and its
+// gRPC dialer, which adds _attempt to the request metrics' names. A
 // name it does not know, from a newer SDK, still gets help text, pointing
 // to Temporal's reference.
 func temporalHelp(name string) string {
@@ -15,6 +16,12 @@ func temporalHelp(name string) string {
 		return "How long requests to the Temporal frontend took, by operation."
 	case "temporal_request_resource_exhausted":
 		return "Requests to the Temporal frontend refused as resource exhausted, by operation and cause."
+	case "temporal_request_attempt":
+		return "Attempts at requests to the Temporal frontend, retries included, by operation."
+	case "temporal_request_failure_attempt":
+		return "Attempts at requests to the Temporal frontend that failed, retries included, by operation and status code."
+	case "temporal_request_latency_attempt":
+		return "How long each attempt at a request to the Temporal frontend took, by operation."
 	case "temporal_long_request":
 		return "Long polls this process made to the Temporal frontend, by operation."
 	case "temporal_long_request_failure":
@@ -23,6 +30,12 @@ func temporalHelp(name string) string {
 		return "How long long polls to the Temporal frontend took, by operation."
 	case "temporal_long_request_resource_exhausted":
 		return "Long polls to the Temporal frontend refused as resource exhausted, by operation and cause."
+	case "temporal_long_request_attempt":
+		return "Attempts at long polls to the Temporal frontend, retries included, by operation."
+	case "temporal_long_request_failure_attempt":
+		return "Attempts at long polls to the Temporal frontend that failed, retries included, by operation and status code."
+	case "temporal_long_request_latency_attempt":
+		return "How long each attempt at a long poll to the Temporal frontend took, by operation."
 
 	case "temporal_workflow_completed":
 		return "Workflow executions this worker completed, by workflow type."
