@@ -91,9 +91,9 @@ type Config struct {
 	// shares.
 	Replays ReplayGuard
 	// Codec decodes the payloads of maestro's encrypted workflow
-	// histories for operators, at POST /codec/{namespace}/decode: the
-	// Temporal UI and CLI call it. Optional: without it that route
-	// answers 404.
+	// histories for operators, at POST /codec/{namespace}/decode (or
+	// /codec/decode): the Temporal UI and CLI call it. Optional: without
+	// it that route answers 404.
 	Codec converter.PayloadCodec
 	// CodecOrigin is the one browser origin (the Temporal UI's, such as
 	// https://temporal.example.com) allowed to call the codec endpoint
@@ -232,6 +232,12 @@ var Routes = []string{
 	"GET /v1/platforms/{platform}/agents/{agent}/tools",
 	"POST /codec/{namespace}/decode",
 	"OPTIONS /codec/{namespace}/decode",
+	"POST /codec/{namespace}/encode",
+	"OPTIONS /codec/{namespace}/encode",
+	"POST /codec/decode",
+	"OPTIONS /codec/decode",
+	"POST /codec/encode",
+	"OPTIONS /codec/encode",
 }
 
 func (s *Server) routes() {
@@ -289,5 +295,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseTooLarge(w, r, limit)
 		return
 	}
+	emptyCodecNamespace(r)
 	s.mux.ServeHTTP(w, r)
 }

@@ -130,6 +130,9 @@ func New(cfg Config) (*Handler, error) {
 func Route(api http.Handler, mcp *Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == Path {
+			// Routed here rather than by a ServeMux, so the pattern is
+			// recorded here for whatever names the request's route.
+			r.Pattern = Path
 			mcp.ServeHTTP(w, r)
 			return
 		}

@@ -28,13 +28,13 @@ func (d *Server) PrintBanner(w io.Writer) {
       %s/v1/invocations
 
   histories are encrypted (key %q); read one with:
-    temporal workflow show --address %s --workflow-id 'invocation/call-1:lookup' \
+    temporal workflow show --address %s --namespace %s --workflow-id 'invocation/call-1:lookup' \
       --codec-endpoint '%s/codec/{namespace}' --codec-auth 'Bearer %s'
 
 `, d.ledgerKind(), tools.DemoAgentKey, tools.DemoOpsKey,
 		d.standins.TwilioURL(), d.standins.SESURL(), d.standins.SandboxURL(), d.URL()+mcp.Path,
 		tools.DemoAgentKey, d.URL(),
-		d.codec.ActiveKeyID(), d.TemporalAddress(), d.URL(), tools.DemoOpsKey)
+		d.codec.ActiveKeyID(), d.TemporalAddress(), d.Namespace(), d.URL(), tools.DemoOpsKey)
 	writePlatformRoutes(w, platform.Routes(d.Catalog, d.publicURL))
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -140,4 +141,49 @@ func TestCodecEndpointPreflightAllowsOnlyTheUIOrigin(t *testing.T) {
 	resp := e.codecRequest("Bearer "+tools.DemoOpsKey, []*commonpb.Payload{encrypted(t, "x")}, "https://evil.example.com")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
+}
+
+// The Temporal CLI fills {namespace} in its --codec-endpoint with its
+// namespace, which may be empty, and appends /decode: every endpoint it
+// can make from the documented one decodes, and none is redirected.
+func TestCodecEndpointServesEveryNamespaceTheCLIFillsIn(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const secret = "the caller at +14155550100 smells gas"
+	for name, endpoint := range map[string]string{
+		"namespace given":  strings.ReplaceAll(e.url+"/codec/{namespace}", "{namespace}", "default"),
+		"namespace empty":  strings.ReplaceAll(e.url+"/codec/{namespace}", "{namespace}", ""),
+		"without template": e.url + "/codec",
+	} {
+		remote := converter.NewRemotePayloadCodec(converter.RemotePayloadCodecOptions{
+			Endpoint: endpoint,
+			ModifyRequest: func(r *http.Request) error {
+				r.Header.Set("Authorization", "Bearer "+tools.DemoOpsKey)
+				return nil
+			},
+			Client: http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+				return fmt.Errorf("redirected from %s", endpoint)
+			}},
+		})
+		decoded, err := remote.Decode([]*commonpb.Payload{encrypted(t, secret)})
+		require.NoError(t, err, name)
+		var got string
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(decoded[0], &got), name)
+		require.Equal(t, secret, got, name)
+
+		// Encode is refused with the reason, not redirected nor run.
+		_, err = remote.Encode([]*commonpb.Payload{encrypted(t, secret)})
+		require.ErrorContains(t, err, "only decodes", name)
+	}
+
+	// The empty namespace is still an operator's route.
+	for _, path := range []string{"/codec//decode", "/codec/decode"} {
+		req, err := http.NewRequestWithContext(e.ctx, http.MethodPost, e.url+path, strings.NewReader(`{"payloads":[]}`))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+tools.DemoAgentKey)
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
+	}
 }

@@ -87,6 +87,7 @@ func TestBannerTellsHowToReachDevMode(t *testing.T) {
 	require.Contains(t, out.String(), tools.DemoAgentKey)
 	require.Contains(t, out.String(), tools.DemoOpsKey)
 	require.Contains(t, out.String(), "curl -s -H 'Authorization: Bearer "+tools.DemoAgentKey+"'")
+	require.Contains(t, out.String(), "--namespace "+d.Namespace()+" --workflow-id")
 	require.Contains(t, out.String(), "--codec-endpoint '"+d.URL()+"/codec/{namespace}' --codec-auth 'Bearer "+tools.DemoOpsKey+"'")
 	require.Contains(t, out.String(), d.URL()+"/v1/invocations")
 	require.Contains(t, out.String(), "mcp:       "+d.URL()+"/mcp ")

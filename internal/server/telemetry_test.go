@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -23,6 +24,7 @@ import (
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/internal/telemetry"
+	"github.com/maestro-run/maestro/internal/telemetry/telemetrytest"
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
@@ -288,7 +290,7 @@ func TestTraceRunsFromRequestToProvider(t *testing.T) {
 				provider = s
 			}
 		}
-		return provider != nil && rootOf(spans, provider).Name() == "HTTP POST"
+		return provider != nil && rootOf(spans, provider).Name() == "POST /v1/invocations"
 	}, time.Minute, 50*time.Millisecond, "a provider span under the request's span")
 
 	var chain []string
@@ -298,7 +300,7 @@ func TestTraceRunsFromRequestToProvider(t *testing.T) {
 	joined := strings.Join(chain, " < ")
 	require.Contains(t, joined, "provider http < RunActivity:Execute < StartActivity:Execute < RunWorkflow:")
 	require.Contains(t, joined, "StartWorkflow:")
-	require.True(t, strings.HasSuffix(joined, "HTTP POST"), joined)
+	require.True(t, strings.HasSuffix(joined, "POST /v1/invocations"), joined)
 }
 
 // rootOf follows s's parents among spans as far as they go.
@@ -310,4 +312,43 @@ func rootOf(spans map[trace.SpanID]sdktrace.ReadOnlySpan, s sdktrace.ReadOnlySpa
 		}
 		s = p
 	}
+}
+
+// After a read, a text, a refund left for approval and a canary run,
+// /metrics passes promtool's lint, and the README's metrics table names
+// every maestro and Temporal series served, and serves every maestro
+// series it names.
+func TestMetricsPassPromtoolAndAreDocumented(t *testing.T) {
+	t.Parallel()
+	e := setup(t, withTelemetry(newTelemetry(t, telemetry.Config{})), func(o *options) { o.catalog = canaryCatalog(t) })
+	_, err := e.ops.CanaryRun(e.ctx)
+	require.NoError(t, err)
+	read, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, read.State)
+	text, err := e.invoke("send_sms", e.key("sms"), smsArgs)
+	require.NoError(t, err)
+	require.Equal(t, mt.InvocationSucceeded, text.State, "%+v", text.Observation)
+	e.requestRefund("refund")
+	_, err = e.invoke("launch_rocket", e.key("rocket"), `{}`)
+	requireRefusal(t, err, http.StatusNotFound, mt.CodeUnknownTool)
+
+	families, body := e.scrape()
+	problems, err := promlint.New(strings.NewReader(body)).Lint()
+	require.NoError(t, err)
+	require.Empty(t, problems, "promtool check metrics")
+
+	documented, err := telemetrytest.DocumentedMetrics("../../README.md")
+	require.NoError(t, err)
+	for name := range families {
+		if strings.HasPrefix(name, "maestro_") || strings.HasPrefix(name, "temporal_") {
+			require.True(t, documented[name], "%s is served but not in the README's metrics table", name)
+		}
+	}
+	for name := range documented {
+		if strings.HasPrefix(name, "maestro_") {
+			require.Contains(t, families, name, "the README lists %s but it is not served", name)
+		}
+	}
+	require.Contains(t, families, "maestro_canary_green")
 }

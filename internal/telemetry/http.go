@@ -3,6 +3,7 @@ package telemetry
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -32,18 +33,36 @@ func (t *Telemetry) Handler(next http.Handler) http.Handler {
 func (t *Telemetry) traced(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := t.propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		// The span is named for the method only: paths hold session IDs
-		// and operation keys.
+		// The route is known only once a mux has matched the request, so
+		// the span starts named for the method alone: paths hold session
+		// IDs and operation keys.
 		ctx, span := t.tracer.Start(ctx, "HTTP "+r.Method, trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(attribute.String("http.request.method", r.Method)))
 		defer span.End()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r.WithContext(ctx))
+		req := r.WithContext(ctx)
+		next.ServeHTTP(rec, req)
+		// A ServeMux records the pattern it matched on the request it was
+		// handed; the template names the span, as OpenTelemetry's HTTP
+		// conventions ask, and holds no IDs.
+		if route := routeOf(req.Pattern); route != "" {
+			span.SetName(r.Method + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
+		}
 		span.SetAttributes(attribute.Int("http.response.status_code", rec.status))
 		if rec.status >= 500 {
 			span.SetStatus(codes.Error, fmt.Sprintf("HTTP %d", rec.status))
 		}
 	})
+}
+
+// routeOf is the path template of a ServeMux pattern such as
+// "POST /v1/sessions/{id}/end", without its method or host; "" for none.
+func routeOf(pattern string) string {
+	if i := strings.IndexByte(pattern, '/'); i >= 0 {
+		return pattern[i:]
+	}
+	return ""
 }
 
 // statusRecorder remembers the status a handler wrote.

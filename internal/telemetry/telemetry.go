@@ -49,7 +49,7 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 	t.providers = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "maestro_provider_call_duration_seconds",
 		Help:    "How long provider calls made by this process took, by provider, effect class and outcome (ok or error).",
-		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		Buckets: durationBuckets(),
 	}, []string{"provider", "effect", "outcome"})
 	t.registry.MustRegister(t.providers)
 
@@ -57,7 +57,7 @@ func New(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error creating the Prometheus exporter: %w", err)
 	}
-	t.meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	t.meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithView(view))
 
 	t.tracers = noop.NewTracerProvider()
 	if cfg.Tracing() {

@@ -101,3 +101,35 @@ func TestRequestSpanContinuesTheCallersTrace(t *testing.T) {
 	require.Equal(t, spans[1].SpanContext().SpanID(), spans[0].Parent().SpanID())
 	require.Equal(t, "00f067aa0ba902b7", spans[1].Parent().SpanID().String())
 }
+
+// A request's span is named for the route template the mux matched, never
+// for its path, which holds IDs.
+func TestRequestSpanNamesTheRouteTemplate(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	tel := newTelemetry(t, telemetry.Config{SpanProcessor: rec})
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/sessions/{id}/end", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	})
+	srv := httptest.NewServer(tel.Handler(mux))
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Post(srv.URL+"/v1/sessions/call-8812/end", "application/json", strings.NewReader("{}"))
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	spans := rec.Ended()
+	require.Len(t, spans, 1)
+	require.Equal(t, "POST /v1/sessions/{id}/end", spans[0].Name())
+	attrs := map[string]string{}
+	for _, kv := range spans[0].Attributes() {
+		attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	require.Equal(t, "/v1/sessions/{id}/end", attrs["http.route"])
+	require.Equal(t, "202", attrs["http.response.status_code"])
+	for k, v := range attrs {
+		require.NotContains(t, v, "call-8812", k)
+	}
+}
