@@ -3,6 +3,8 @@ package apitype
 import (
 	"encoding/json"
 	"time"
+
+	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
 // Approval is an approval request as ops tooling sees it.
@@ -34,6 +36,26 @@ type Approval struct {
 	DecidedAt *time.Time      `json:"decided_at,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 	Events    []ApprovalEvent `json:"events,omitempty"`
+	// Outcome is how the request's call stands once it was decided: an
+	// approver sees what their decision led to. Shown by
+	// GET /v1/approvals/{id}; nil while the request is pending.
+	Outcome *ApprovalOutcome `json:"outcome,omitempty"`
+}
+
+// ApprovalOutcome is what became of a decided request's call.
+type ApprovalOutcome struct {
+	// InvocationID names the call; empty for a rollback's compensation,
+	// which is no agent's call.
+	InvocationID string `json:"invocation_id,omitempty"`
+	// State is the call's state (succeeded, failed, running…), or for a
+	// compensation its effect's status.
+	State string `json:"state"`
+	// Summary and Wording are what the agent was given once the call
+	// finished: maestro's account and the words it may say.
+	Summary string `json:"summary,omitempty"`
+	Wording string `json:"wording,omitempty"`
+	// Receipt is the provider's proof of the effect.
+	Receipt *mt.Receipt `json:"receipt,omitempty"`
 }
 
 // SessionFact is one session fact with its provenance: agent-declared,

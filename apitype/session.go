@@ -47,6 +47,9 @@ type SessionCall struct {
 	Route        mt.Route           `json:"route"`
 	State        mt.InvocationState `json:"state"`
 	Summary      string             `json:"summary,omitempty"`
+	// Wording is what the agent was given to say to the person, rendered
+	// from the receipt; empty when the observation carried none.
+	Wording string `json:"wording,omitempty"`
 	// Receipt is the provider's proof of the call's effect.
 	Receipt *mt.Receipt `json:"receipt,omitempty"`
 	// Delivery is the provider's latest word on the message the call sent.

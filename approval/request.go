@@ -116,6 +116,9 @@ func recentCalls(ctx context.Context, store Requests, inv ledger.Invocation) (js
 		Tool    string             `json:"tool"`
 		State   mt.InvocationState `json:"state"`
 		Summary string             `json:"summary,omitempty"`
+		// Wording is what the agent was given to say, which is what the
+		// person on the call heard.
+		Wording string `json:"wording,omitempty"`
 	}
 	out := []call{}
 	for i := len(invs) - 1; i >= 0 && len(out) < contextCalls; i-- {
@@ -124,7 +127,7 @@ func recentCalls(ctx context.Context, store Requests, inv ledger.Invocation) (js
 		}
 		c := call{Tool: invs[i].Tool, State: invs[i].State}
 		if invs[i].Observation != nil {
-			c.Summary = invs[i].Observation.Summary
+			c.Summary, c.Wording = invs[i].Observation.Summary, invs[i].Observation.Wording
 		}
 		out = append(out, c)
 	}

@@ -73,21 +73,24 @@ type (
 		Notify []channelFile `yaml:"notify"`
 	}
 	toolFile struct {
-		Name          string            `yaml:"name"`
-		Version       int               `yaml:"version"`
-		Description   string            `yaml:"description"`
-		Owner         string            `yaml:"owner"`
-		Effect        string            `yaml:"effect"`
-		Delivery      string            `yaml:"delivery"`
-		Reversibility string            `yaml:"reversibility"`
-		RiskTags      []string          `yaml:"risk_tags"`
-		Repeatable    bool              `yaml:"repeatable"`
-		OnUnknown     string            `yaml:"on_unknown"`
-		InputSchema   yaml.Node         `yaml:"input_schema"`
-		Connector     yaml.Node         `yaml:"connector"`
-		Receipt       *receiptFile      `yaml:"receipt"`
-		Approval      *approvalFile     `yaml:"approval"`
-		Compensation  *compensationFile `yaml:"compensation"`
+		Name          string    `yaml:"name"`
+		Version       int       `yaml:"version"`
+		Description   string    `yaml:"description"`
+		Owner         string    `yaml:"owner"`
+		Effect        string    `yaml:"effect"`
+		Delivery      string    `yaml:"delivery"`
+		Reversibility string    `yaml:"reversibility"`
+		RiskTags      []string  `yaml:"risk_tags"`
+		Repeatable    bool      `yaml:"repeatable"`
+		OnUnknown     string    `yaml:"on_unknown"`
+		InputSchema   yaml.Node `yaml:"input_schema"`
+		// MoneyFields names the integer arguments that are amounts of
+		// money, each with its ISO 4217 currency: see money.go.
+		MoneyFields  map[string]string `yaml:"money_fields"`
+		Connector    yaml.Node         `yaml:"connector"`
+		Receipt      *receiptFile      `yaml:"receipt"`
+		Approval     *approvalFile     `yaml:"approval"`
+		Compensation *compensationFile `yaml:"compensation"`
 		// Before and After declare the write's state reads: see StateRead.
 		Before  *stateReadFile `yaml:"before"`
 		After   *stateReadFile `yaml:"after"`
@@ -251,6 +254,7 @@ func buildTool(p *problems, row string, tf toolFile) *Tool {
 		t.Version = 1
 	}
 	t.InputSchema = buildSchema(p, row, &tf.InputSchema)
+	t.MoneyFields = buildMoneyFields(p, row, tf.MoneyFields)
 	t.Connector = buildConnector(p, row, tf.Name, &tf.Connector)
 	t.Canary = buildCanary(p, row, tf.Name, tf.Canary)
 	if tf.Receipt != nil {

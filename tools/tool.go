@@ -42,6 +42,11 @@ type Tool struct {
 	// sent again. Optional: default hold.
 	OnUnknown   OnUnknown
 	InputSchema *Schema
+	// MoneyFields are the integer arguments that are amounts of money,
+	// each counted in its currency's minor unit, so approvers are shown
+	// $125.00 where the agent sent 12500. Optional: default none, and
+	// every argument is shown as it was sent.
+	MoneyFields map[string]Currency
 	Connector   Connector
 	// ReceiptFields are the receipt fields that prove a real-sync call's
 	// effect, e.g. message_sid for an SMS.

@@ -103,6 +103,7 @@ func (v *validator) tools(rows []toolRow) {
 	for _, r := range rows {
 		v.tool(r.row, r.tool)
 		v.notifyFields(r.row, r.tool)
+		v.moneyFields(r.row, r.tool)
 	}
 }
 

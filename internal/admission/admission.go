@@ -433,7 +433,7 @@ func operationKey(req Request, tool *tools.Tool, argsHash string, postCall bool)
 		return req.OperationKey, nil // held to the rule by checkIdentifiers
 	}
 	if repeatsByCallID(tool) && req.ToolCallID == "" {
-		return "", refuseBadRequest(fmt.Sprintf("%s may repeat with identical arguments, so tell repeats apart: give operation_key or tool_call_id", tool.Name))
+		return "", refuseKeyMissing(tool)
 	}
 	key := derivedKey(req, tool, argsHash)
 	if ref := CheckIdentifier("operation_key", key); ref != nil {

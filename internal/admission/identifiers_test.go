@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/apitype"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -58,4 +59,30 @@ func TestPostCallKeys(t *testing.T) {
 	}
 	require.NotNil(t, checkIdentifiers(Request{SessionID: "s", OperationKey: held}, false), "an agent may not use a '/' in its key")
 	require.Nil(t, checkIdentifiers(Request{SessionID: "s", OperationKey: held}, true))
+}
+
+// A read or a repeatable tool called with neither an operation key nor a
+// tool-call ID is refused with a 400 that names both fields, not as a
+// malformed request.
+func TestKeylessRepeatingCallNamesWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	hash := strings.Repeat("ab", 32)
+	for _, tool := range []*tools.Tool{
+		{Name: "lookup_tenant", Effect: mt.EffectRead},
+		{Name: "send_sms", Effect: mt.EffectWrite, Repeatable: true},
+	} {
+		_, err := operationKey(Request{SessionID: "call-1"}, tool, hash, false)
+		var ref *apitype.Refusal
+		require.ErrorAs(t, err, &ref, tool.Name)
+		require.Equal(t, 400, ref.HTTPStatus)
+		require.Equal(t, mt.CodeInvalidRequest, ref.Observation.Code)
+		require.Equal(t, "operation_key or tool_call_id is required to call "+tool.Name+"; nothing was run", ref.Observation.Summary)
+		require.Contains(t, ref.Observation.NextActions.Remediation, "tool_call_id")
+
+		key, err := operationKey(Request{SessionID: "call-1", ToolCallID: "call_7"}, tool, hash, false)
+		require.NoError(t, err, "a tool-call ID is enough")
+		require.True(t, strings.HasSuffix(key, ":call_7"))
+	}
+	_, err := operationKey(Request{SessionID: "call-1"}, &tools.Tool{Name: "send_sms", Effect: mt.EffectWrite}, hash, false)
+	require.NoError(t, err, "a write that does not repeat derives its key from the arguments")
 }

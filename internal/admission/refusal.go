@@ -99,6 +99,25 @@ func refuseBadRequest(msg string) *apitype.Refusal {
 	})
 }
 
+// refuseKeyMissing answers a call to a read or a repeatable tool that
+// names neither its effect nor its tool call: identical arguments may
+// legitimately come again, so no key derived from them alone tells one
+// call from the next.
+func refuseKeyMissing(tool *tools.Tool) *apitype.Refusal {
+	why := "is a read, and a later lookup must not be answered with an earlier result"
+	if tool.Effect != mt.EffectRead {
+		why = "is repeatable: identical arguments may legitimately take effect again"
+	}
+	return refuse(http.StatusBadRequest, observation.Failure{
+		Code:          mt.CodeInvalidRequest,
+		Summary:       fmt.Sprintf("operation_key or tool_call_id is required to call %s; nothing was run", tool.Name),
+		RootCause:     fmt.Sprintf("%s %s, so its operation key is derived from the tool_call_id, and the request gave neither that nor an operation_key.", tool.Name, why),
+		Remediation:   "Send the call again with the model's tool_call_id, or with an operation_key naming this call.",
+		StopCondition: "Stop if the call is refused again with one of them set.",
+		Payload:       map[string]any{"missing": []string{"operation_key", "tool_call_id"}},
+	})
+}
+
 // BadRequest builds the refusal the HTTP layer uses for bodies that never
 // reach the gate (malformed JSON, wrong content type, oversized bodies).
 func BadRequest(status int, code mt.Code, msg string) *apitype.Refusal {

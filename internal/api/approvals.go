@@ -62,6 +62,10 @@ func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *ap
 		return apitype.Approval{}, unavailableRefusal()
 	}
 	view := approvalView(req, events)
+	if view.Outcome, err = s.approvalOutcome(ctx, req); err != nil {
+		s.cfg.Logger.Error("could not read the approval's outcome", "err", err)
+		return apitype.Approval{}, unavailableRefusal()
+	}
 	if req.SessionID != "" {
 		sess, err := s.cfg.Store.SessionGet(ctx, req.SessionID)
 		switch {
@@ -73,6 +77,47 @@ func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *ap
 		}
 	}
 	return view, nil
+}
+
+// approvalOutcome is what became of a decided request's call: the
+// invocation as the ledger has it, or for a compensation, which has no
+// invocation, its effect. Nil while the request is pending or before the
+// call has left a trace.
+func (s *Server) approvalOutcome(ctx context.Context, req ledger.ApprovalRequest) (*apitype.ApprovalOutcome, error) {
+	if req.Status == ledger.ApprovalPending {
+		return nil, nil
+	}
+	if req.InvocationID != "" {
+		inv, err := s.cfg.Store.InvocationGet(ctx, req.InvocationID)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("error reading invocation %s: %w", req.InvocationID, err)
+		}
+		return outcomeOf(inv.ID, string(inv.State), inv.Observation, nil), nil
+	}
+	eff, err := s.cfg.Store.EffectGet(ctx, req.OperationKey)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("error reading effect %s: %w", req.OperationKey, err)
+	}
+	return outcomeOf("", string(eff.Status), eff.Result, eff.Receipt), nil
+}
+
+// outcomeOf is an outcome in state with what obs told the agent; receipt
+// stands in for an observation that carries none.
+func outcomeOf(invocationID, state string, obs *mt.Observation, receipt *mt.Receipt) *apitype.ApprovalOutcome {
+	out := &apitype.ApprovalOutcome{InvocationID: invocationID, State: state, Receipt: receipt}
+	if obs != nil {
+		out.Summary, out.Wording = obs.Summary, obs.Wording
+		if obs.Receipt != nil {
+			out.Receipt = obs.Receipt
+		}
+	}
+	return out
 }
 
 // factsView lists a session's facts by name, each with its provenance.

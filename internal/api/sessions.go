@@ -165,7 +165,7 @@ func (s *Server) addCalls(ctx context.Context, v *apitype.Session) error {
 		c := apitype.SessionCall{InvocationID: inv.ID, OperationKey: inv.OperationKey, Tool: inv.Tool, Route: inv.Route, State: inv.State,
 			StateReads: reads[inv.OperationKey]}
 		if inv.Observation != nil {
-			c.Summary, c.Receipt = inv.Observation.Summary, inv.Observation.Receipt
+			c.Summary, c.Wording, c.Receipt = inv.Observation.Summary, inv.Observation.Wording, inv.Observation.Receipt
 		}
 		if ms, ok := byKey[inv.OperationKey]; ok && inv.State == mt.InvocationSucceeded {
 			c.Delivery = deliveryView(ms)

@@ -85,6 +85,7 @@ type frozenCall struct {
 	Tool    string `json:"tool"`
 	State   string `json:"state"`
 	Summary string `json:"summary"`
+	Wording string `json:"wording"`
 }
 
 func (c *Console) approvalView(r *http.Request, v *visit, id string) (approvalView, error) {

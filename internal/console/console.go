@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"time"
@@ -85,11 +86,12 @@ func New(cfg Config) (*Console, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p, err := parsePages()
+	c := &Console{cfg: cfg, mux: http.NewServeMux()}
+	p, err := parsePages(template.FuncMap{"argrows": c.argRows})
 	if err != nil {
 		return nil, err
 	}
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), pages: p}
+	c.pages = p
 	c.routes()
 	return c, nil
 }

@@ -51,11 +51,15 @@ func TestArgsFromFormTypesEachFieldAsTheSchemaSays(t *testing.T) {
 
 func TestDiffMarksWhatChanged(t *testing.T) {
 	t.Parallel()
-	rows := diff(json.RawMessage(`{"a":1,"b":"x","gone":true}`), json.RawMessage(`{"a":1.0,"b":"y","new":[1]}`))
+	usd, err := tools.ParseCurrency("USD")
+	require.NoError(t, err)
+	rows := diff(json.RawMessage(`{"a":1,"b":"x","gone":true,"cents":2500}`), json.RawMessage(`{"a":1.0,"b":"y","new":[1],"cents":1500}`),
+		map[string]tools.Currency{"cents": usd, "b": usd})
 	require.Equal(t, []diffRow{
-		{Name: "a", Before: "1", After: "1.0"},
-		{Name: "b", Before: "x", After: "y", Changed: true},
-		{Name: "gone", Before: "true", Changed: true},
-		{Name: "new", After: "[1]", Changed: true},
-	}, rows)
+		{Name: "a", Before: argValue{Raw: "1"}, After: argValue{Raw: "1.0"}},
+		{Name: "b", Before: argValue{Raw: "x"}, After: argValue{Raw: "y"}, Changed: true},
+		{Name: "cents", Before: argValue{Raw: "2500", Money: "$25.00"}, After: argValue{Raw: "1500", Money: "$15.00"}, Changed: true},
+		{Name: "gone", Before: argValue{Raw: "true"}, Changed: true},
+		{Name: "new", After: argValue{Raw: "[1]"}, Changed: true},
+	}, rows, "a money field shows its amount; a value that is no whole number is shown as it is")
 }

@@ -33,6 +33,9 @@ type input struct {
 	Kind    string
 	Step    string
 	Checked bool
+	// Money says what the value stands for when the catalog declares the
+	// argument an amount of money; empty otherwise.
+	Money string
 }
 
 // diffView is the before/after review a modification needs before it is
@@ -45,8 +48,9 @@ type diffView struct {
 }
 
 type diffRow struct {
-	Name, Before, After string
-	Changed             bool
+	Name          string
+	Before, After argValue
+	Changed       bool
 }
 
 func (c *Console) modifiable(w http.ResponseWriter, r *http.Request, v *visit) (apitype.Approval, *tools.Tool, bool) {
@@ -98,7 +102,7 @@ func (c *Console) handleModifyReview(w http.ResponseWriter, r *http.Request, v *
 			})}})
 		return
 	}
-	c.renderPage(w, r, v, http.StatusOK, "diff.html", "Confirm changes to "+a.Tool, diffView{Approval: a, Rows: diff(a.Args, args), Args: string(args), Reason: reason})
+	c.renderPage(w, r, v, http.StatusOK, "diff.html", "Confirm changes to "+a.Tool, diffView{Approval: a, Rows: diff(a.Args, args, tool.MoneyFields), Args: string(args), Reason: reason})
 }
 
 func (c *Console) handleModifyConfirm(w http.ResponseWriter, r *http.Request, v *visit) {
@@ -123,6 +127,12 @@ func inputs(tool *tools.Tool, value func(string) (json.RawMessage, bool)) []inpu
 		raw, ok := value(f.Name)
 		if ok {
 			in.Value = scalar(raw)
+		}
+		if cur, money := tool.MoneyFields[f.Name]; money {
+			in.Money = "An amount of " + cur.Code() + " in its minor unit (cents for USD)."
+			if v := valueOf(raw, tool.MoneyFields, f.Name); ok && v.Money != "" {
+				in.Money += " " + v.Raw + " is " + v.Money + "."
+			}
 		}
 		switch {
 		case len(f.Enum) > 0:
@@ -227,12 +237,13 @@ func stateRows(sr *apitype.StateReads) []diffRow {
 	if sr.After != nil {
 		after = sr.After.State
 	}
-	return diff(before, after)
+	return diff(before, after, nil)
 }
 
 // diff lines up two JSON objects' members by name: the frozen and the
-// edited arguments, or a record before and after a write.
-func diff(before, after json.RawMessage) []diffRow {
+// edited arguments, each money field with its amount, or a record before
+// and after a write.
+func diff(before, after json.RawMessage, money map[string]tools.Currency) []diffRow {
 	var b, a map[string]json.RawMessage
 	_ = json.Unmarshal(before, &b)
 	_ = json.Unmarshal(after, &a)
@@ -246,10 +257,10 @@ func diff(before, after json.RawMessage) []diffRow {
 	for _, k := range names {
 		row := diffRow{Name: k}
 		if raw, ok := b[k]; ok {
-			row.Before = scalar(raw)
+			row.Before = valueOf(raw, money, k)
 		}
 		if raw, ok := a[k]; ok {
-			row.After = scalar(raw)
+			row.After = valueOf(raw, money, k)
 		}
 		row.Changed = !jsonEqual(b[k], a[k])
 		rows = append(rows, row)

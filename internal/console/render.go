@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -28,7 +27,9 @@ var staticFS fs.FS = staticEmbed
 // pages holds each page's template, parsed with the layout.
 type pages struct{ byName map[string]*template.Template }
 
-func parsePages() (*pages, error) {
+// parsePages parses every page with the shared funcs and the console's
+// own, which read the catalog in use.
+func parsePages(own template.FuncMap) (*pages, error) {
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("error listing console templates: %w", err)
@@ -39,7 +40,7 @@ func parsePages() (*pages, error) {
 		if base == "layout.html" {
 			continue
 		}
-		t, err := template.New(base).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials/*.html", name)
+		t, err := template.New(base).Funcs(funcs).Funcs(own).ParseFS(templateFS, "templates/layout.html", "templates/partials/*.html", name)
 		if err != nil {
 			return nil, fmt.Errorf("error parsing console template %s: %w", base, err)
 		}
@@ -152,7 +153,6 @@ var funcs = template.FuncMap{
 	"pretty":             prettyJSON,
 	"restedOn":           restedOn,
 	"states":             stateRows,
-	"argrows":            argRows,
 	"join":               strings.Join,
 	"has":                func(op *tools.Operator, role string) bool { return op != nil && op.HasRole(role) },
 	"roles":              func(op *tools.Operator) string { return strings.Join(op.Roles, ", ") },
@@ -172,28 +172,6 @@ func restedOn(detail json.RawMessage) []apitype.RestedFact {
 		return nil
 	}
 	return r.Facts
-}
-
-// argRow is one argument as a table row.
-type argRow struct{ Name, Value string }
-
-// argRows lays out a JSON object's members as rows in name order;
-// anything that is not an object is one row of pretty JSON.
-func argRows(raw json.RawMessage) []argRow {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return []argRow{{Name: "(arguments)", Value: prettyJSON(raw)}}
-	}
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	rows := make([]argRow, 0, len(names))
-	for _, k := range names {
-		rows = append(rows, argRow{Name: k, Value: scalar(obj[k])})
-	}
-	return rows
 }
 
 // scalar shows a JSON string without its quotes and anything else as

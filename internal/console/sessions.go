@@ -13,7 +13,7 @@ import (
 type sessionView struct {
 	apitype.Session
 	// Undo is the undo stack newest first, the order a rollback runs it.
-	Undo []apitype.UndoEntry
+	Undo []undoRow
 	// Halted says whether the session waits for an operator to resolve it.
 	Halted bool
 	Reason string
@@ -62,12 +62,13 @@ func (c *Console) showSession(w http.ResponseWriter, r *http.Request, v *visit, 
 		c.apiProblem(w, r, err)
 		return
 	}
-	view := sessionView{Session: s, Undo: slices.Clone(s.UndoStack), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason"),
+	undo := slices.Clone(s.UndoStack)
+	slices.SortStableFunc(undo, func(a, b apitype.UndoEntry) int { return int(b.Seq - a.Seq) })
+	view := sessionView{Session: s, Undo: undoRows(s, undo), Halted: s.State == mt.SessionHalted, Reason: r.PostFormValue("reason"),
 		Vouch: c.permit(v.op, tools.PermVouchFacts)}
 	for _, f := range c.cfg.Catalog.Load().SessionFacts() {
 		view.FactNames = append(view.FactNames, f.Name)
 	}
-	slices.SortStableFunc(view.Undo, func(a, b apitype.UndoEntry) int { return int(b.Seq - a.Seq) })
 	c.renderView(w, r, status, "session.html", viewOf(r, v, "Session "+s.SessionID, problem, view))
 }
 

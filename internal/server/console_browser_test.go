@@ -103,14 +103,14 @@ func TestConsoleBrowserManagerModifiesARefund(t *testing.T) {
 	card := `[data-approval="` + pending.ApprovalID + `"]`
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(card))))
 	require.Contains(t, text(t, ctx, card), "issue_refund")
-	require.Contains(t, text(t, ctx, card), "2500")
+	require.Contains(t, text(t, ctx, card), "amount_cents $25.00 (raw 2500)")
 	shoot(t, ctx, "queue")
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(card+" a.button")),
 		chromedp.WaitVisible(chromedp.CSS("#decide")),
 	))
-	require.Contains(t, text(t, ctx, "table.args"), "amount_cents 2500")
+	require.Contains(t, text(t, ctx, "table.args"), "amount_cents $25.00 (raw 2500)")
 	calls := text(t, ctx, "#calls + p + table, section[aria-labelledby=calls] table")
 	require.Contains(t, calls, "send_sms")
 	require.Contains(t, calls, "succeeded")
@@ -129,7 +129,7 @@ func TestConsoleBrowserManagerModifiesARefund(t *testing.T) {
 		chromedp.Submit(chromedp.CSS("#arg-amount_cents")),
 		chromedp.WaitVisible(chromedp.CSS("table.diff")),
 	))
-	require.Contains(t, text(t, ctx, "table.diff tr.changed"), "amount_cents changed 2500 1500")
+	require.Contains(t, text(t, ctx, "table.diff tr.changed"), "amount_cents changed $25.00 (raw 2500) $15.00 (raw 1500)")
 	require.Equal(t, "pending", e.approvalStatus(pending.ApprovalID), "nothing is decided before the confirmation")
 	shoot(t, ctx, "diff")
 
@@ -155,7 +155,7 @@ func TestConsoleBrowserManagerModifiesARefund(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#undo")),
 	))
 	require.Contains(t, text(t, ctx, "ol.calls"), "issue_refund")
-	require.Contains(t, text(t, ctx, "section[aria-labelledby=undo]"), "cancel_refund")
+	require.Contains(t, text(t, ctx, "section[aria-labelledby=undo]"), "undo available: cancel_refund")
 	shoot(t, ctx, "session")
 	for _, page := range []string{"reconciliations", "audit", "sessions", "canary"} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.url+"/console/"+page), chromedp.WaitVisible(chromedp.CSS("main h1"))))
@@ -213,4 +213,44 @@ func TestConsoleBrowserRejectedDeleteLeavesTheTenant(t *testing.T) {
 	require.NoError(t, err, "the tenant is still there")
 	require.Equal(t, "t_101", tenant.ID)
 	require.Equal(t, false, tenant.Detail["deleted"])
+}
+
+// overflowing lists what is wider than it shows on the page: the page
+// itself, and each table or cell of the request's event log, whose last
+// column holds the longest values.
+const overflowing = `(() => {
+	const out = [];
+	const page = document.documentElement;
+	if (page.scrollWidth > page.clientWidth) out.push("page " + page.scrollWidth + " > " + page.clientWidth);
+	for (const el of document.querySelectorAll("section[aria-labelledby=log] table, section[aria-labelledby=log] td")) {
+		if (el.scrollWidth > el.clientWidth) out.push(el.tagName + " " + el.scrollWidth + " > " + el.clientWidth + ": " + el.textContent.slice(0, 60));
+	}
+	return out;
+})()`
+
+func TestConsoleBrowserEventLogFitsPhoneAndDesktop(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	ctx := browser(t)
+	pending := e.requestRefund("refund")
+	// A modification logs both argument documents, the longest values an
+	// event carries.
+	_, err := e.ops.Modify(e.ctx, pending.ApprovalID,
+		[]byte(`{"tenant_id":"t_100","amount_cents":1500,"reason":"`+strings.Repeat("Duplicate_rent_payment_in_March;", 8)+`"}`),
+		"half was already refunded by cheque, see ticket 4711")
+	require.NoError(t, err)
+
+	browserSignIn(t, ctx, e.url, tools.DemoOpsKey, "")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(e.url+"/console/approvals/"+pending.ApprovalID),
+		chromedp.WaitVisible(chromedp.CSS("#log")),
+	))
+	require.Contains(t, text(t, ctx, "section[aria-labelledby=log] table"), "modified")
+	for _, w := range widths {
+		require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(w.width, w.height)))
+		var over []string
+		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate(overflowing, &over)))
+		require.Empty(t, over, "at %d px the event log is cut off", w.width)
+	}
+	shoot(t, ctx, "approval-event-log")
 }

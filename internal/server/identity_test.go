@@ -118,7 +118,8 @@ func TestRepeatableToolTakesEffectOncePerToolCallID(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	require.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
 	require.Equal(t, mt.CodeInvalidRequest, apiErr.Observation.Code)
-	require.Contains(t, apiErr.Observation.NextActions.RootCause, "send_sms may repeat with identical arguments")
+	require.Equal(t, "operation_key or tool_call_id is required to call send_sms; nothing was run", apiErr.Observation.Summary)
+	require.Contains(t, apiErr.Observation.NextActions.RootCause, "send_sms is repeatable")
 	require.Equal(t, 3, e.standins.Twilio.CountMessages())
 }
 
@@ -138,6 +139,15 @@ func TestReadIsRepeatedPerToolCallID(t *testing.T) {
 	retried, err := e.invokeAs("call_2", "lookup_tenant", args)
 	require.NoError(t, err)
 	require.Equal(t, second.InvocationID, retried.InvocationID)
+
+	// Without either, the refusal says what the call needs, as the API
+	// table does.
+	_, err = e.invokeAs("", "lookup_tenant", args)
+	var apiErr *apiclient.Error
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, http.StatusBadRequest, apiErr.StatusCode)
+	require.Equal(t, "operation_key or tool_call_id is required to call lookup_tenant; nothing was run", apiErr.Observation.Summary)
+	require.Contains(t, apiErr.Observation.NextActions.RootCause, "lookup_tenant is a read")
 }
 
 // restartWith starts another maestro on the test's ledger with catalog,
