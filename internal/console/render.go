@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/maestro-run/maestro/apitype"
+	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 )
 
@@ -143,6 +144,7 @@ var funcs = template.FuncMap{
 		}
 		return d.String() + " left"
 	},
+	"finished":           finished,
 	"approvalURL":        approvalPath,
 	"sessionURL":         sessionPath,
 	"reconciliationURL":  reconciliationPath,
@@ -162,6 +164,17 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
+}
+
+// finished reports whether an outcome's state is final: a call that
+// ended, or a compensation's effect that settled. Only then does a missing
+// receipt mean nothing took effect.
+func finished(state string) bool {
+	switch state {
+	case string(mt.InvocationRunning), string(mt.InvocationAwaitingApproval), string(mt.EffectInProgress):
+		return false
+	}
+	return true
 }
 
 // restedOn is what an auto-approval event says it rested on: each fact

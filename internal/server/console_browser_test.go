@@ -248,8 +248,8 @@ func TestConsoleBrowserEventLogFitsPhoneAndDesktop(t *testing.T) {
 	require.Contains(t, text(t, ctx, "section[aria-labelledby=log] table"), "modified")
 	for _, w := range widths {
 		require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(w.width, w.height)))
-		var over []string
-		require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate(overflowing, &over)))
+		over, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowing))
+		require.NoError(t, err)
 		require.Empty(t, over, "at %d px the event log is cut off", w.width)
 	}
 	shoot(t, ctx, "approval-event-log")
