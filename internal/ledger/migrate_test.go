@@ -42,6 +42,7 @@ var allMigrations = []appliedMigration{
 	{Version: 19, Name: "approval_notifications"},
 	{Version: 20, Name: "console_session_key"},
 	{Version: 21, Name: "cap_and_listing_indexes"},
+	{Version: 22, Name: "outbox_held"},
 }
 
 func TestMigrate(t *testing.T) {

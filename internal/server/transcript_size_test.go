@@ -20,8 +20,9 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// quietLine is said over and over to make a transcript large; no post-call
-// rule matches it, and it is distinctive enough to search history for.
+// quietLine is said over and over by the agent to make a transcript
+// large: the post-call rules read the caller's turns, so judging it costs
+// little, and it is distinctive enough to search history for.
 const quietLine = "quietline hold music "
 
 // saying repeats quietLine to at least n bytes.
@@ -102,7 +103,7 @@ func TestLargeInlineTranscriptReachesPostCallWork(t *testing.T) {
 	_, err := e.invoke("lookup_tenant", e.key("lookup"), `{"tenant_id":"t_100"}`)
 	require.NoError(t, err)
 	transcript := &mt.Transcript{Turns: []mt.Turn{
-		{Speaker: "caller", Text: saying(3 << 20), At: time.Now()},
+		{Speaker: "agent", Text: saying(3 << 20), At: time.Now()},
 		{Speaker: "caller", Text: "Please call me back tomorrow.", At: time.Now()},
 	}}
 	end, err := e.agent.End(e.ctx, e.session, apitype.EndRequest{Transcript: transcript})
