@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/maestro-run/maestro/apitype"
@@ -27,20 +26,6 @@ const quietLine = "quietline hold music "
 
 // saying repeats quietLine to at least n bytes.
 func saying(n int) string { return strings.Repeat(quietLine, n/len(quietLine)+1) }
-
-// requireNotInHistory fails if an event of the session's workflows
-// carries s.
-func (e *env) requireNotInHistory(s string) {
-	e.t.Helper()
-	for _, id := range []string{workflows.SessionWorkflowID(e.session), workflows.PostCallWorkflowID(e.session)} {
-		iter := e.temporal.GetWorkflowHistory(e.ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			require.NoError(e.t, err)
-			require.NotContains(e.t, ev.String(), s, "event %d of %s carries the transcript", ev.GetEventId(), id)
-		}
-	}
-}
 
 // A platform may send an end-of-call report of up to 4 MiB, and Temporal
 // refuses a payload over 2 MiB. A 3.5 MiB report ends the call; its
