@@ -84,7 +84,7 @@ type driver struct {
 	toolSigned bool
 	tool       func(e *env, secret string, at time.Time, callID, toolCallID, tool, args string) *http.Request
 	// end is the end-of-call event; filler, when given, is said by the
-	// caller as one more turn, to make the transcript as large as needed.
+	// agent as one more turn, to make the transcript as large as needed.
 	end func(e *env, secret string, at time.Time, callID string, filler ...string) *http.Request
 	// raw sends body as it is, signed, to the route send_sms is called
 	// on, or to the event route when event is set.
@@ -134,7 +134,7 @@ var drivers = []driver{
 						map[string]any{"role": "system", "message": "You are a property manager's assistant."},
 						map[string]any{"role": "bot", "message": "How can I help?", "time": start},
 						map[string]any{"role": "user", "message": "Please call me back tomorrow.", "time": start + 3000},
-					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "message": text, "time": start + 4000} })...),
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "bot", "message": text, "time": start + 4000} })...),
 				},
 			}})
 			return signedVapi(e, secret, at, body)
@@ -176,7 +176,7 @@ var drivers = []driver{
 						map[string]any{"role": "user", "message": msg("Please call me back tomorrow."), "time_in_call_secs": 3},
 						map[string]any{"role": "agent", "message": nil, "time_in_call_secs": 5,
 							"tool_calls": []any{map[string]any{"tool_name": "take_message"}}},
-					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "message": text, "time_in_call_secs": 6} })...),
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "agent", "message": text, "time_in_call_secs": 6} })...),
 					"metadata": map[string]any{"start_time_unix_secs": at.Add(-time.Minute).Unix(), "call_duration_secs": 60},
 					"conversation_initiation_client_data": map[string]any{"dynamic_variables": map[string]any{
 						"system__conversation_id": callID, "system__caller_id": signedCaller, "system__called_number": signedCalled}},
@@ -215,7 +215,7 @@ var drivers = []driver{
 					"transcript_object": append([]any{
 						map[string]any{"role": "agent", "content": "How can I help?", "words": []any{map[string]any{"word": "How", "start": 0.2, "end": 0.4}}},
 						map[string]any{"role": "user", "content": "Please call me back tomorrow.", "words": []any{map[string]any{"word": "Please", "start": 3.1, "end": 3.4}}},
-					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "user", "content": text, "words": []any{}} })...),
+					}, fillerTurns(filler, func(text string) any { return map[string]any{"role": "agent", "content": text, "words": []any{}} })...),
 				},
 			})
 			return signedRetell(e, secret, at, true, body)

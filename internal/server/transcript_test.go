@@ -43,6 +43,20 @@ func transcriptServer(t *testing.T, elsewhere string) *httptest.Server {
 	return srv
 }
 
+// requireNotInHistory fails if an event of the session's workflows
+// carries s.
+func (e *env) requireNotInHistory(s string) {
+	e.t.Helper()
+	for _, id := range []string{workflows.SessionWorkflowID(e.session), workflows.PostCallWorkflowID(e.session)} {
+		iter := e.temporal.GetWorkflowHistory(e.ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			require.NoError(e.t, err)
+			require.NotContains(e.t, ev.String(), s, "event %d of %s carries the transcript", ev.GetEventId(), id)
+		}
+	}
+}
+
 func allowing(srv *httptest.Server) func(*options) {
 	return func(o *options) {
 		o.transcripts = transcriptref.Policy{Hosts: []string{strings.TrimPrefix(srv.URL, "http://")}, AllowHTTP: true}
@@ -68,14 +82,7 @@ func TestCallEndedFetchesATranscriptFromAnAllowedHost(t *testing.T) {
 
 	// The fetched transcript never passes through workflow history: only
 	// the reference and the work item the judge made of one turn do.
-	for _, id := range []string{workflows.SessionWorkflowID(e.session), workflows.PostCallWorkflowID(e.session)} {
-		iter := e.temporal.GetWorkflowHistory(e.ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			require.NoError(t, err)
-			require.NotContains(t, ev.String(), "zebra-4412", "event %d of %s carries the transcript", ev.GetEventId(), id)
-		}
-	}
+	e.requireNotInHistory("zebra-4412")
 }
 
 func TestTranscriptRefOutsideThePolicyIsRefusedAtEnd(t *testing.T) {
