@@ -53,7 +53,7 @@ func TestPlatformAnswerOutlastsTheWriteTimeout(t *testing.T) {
 	ops := apiclient.New(url, tools.DemoOpsKey, apiclient.Options{})
 
 	body, err := json.Marshal(map[string]any{
-		"tenant_id": "t_1001", "amount_cents": 12500, "reason": "duplicate rent payment",
+		"tenant_id": "t_100", "amount_cents": 12500, "reason": "duplicate rent payment",
 		"system__conversation_id": "conv_late_approval", "system__caller_id": "+14155550100",
 	})
 	require.NoError(t, err)
@@ -82,6 +82,11 @@ func TestPlatformAnswerOutlastsTheWriteTimeout(t *testing.T) {
 
 	var pending apitype.Approval
 	require.Eventually(t, func() bool {
+		select {
+		case r := <-replied:
+			t.Fatalf("answered before a manager was asked, after %s: %d %s %v\n%s", r.after, r.status, r.body, r.err, stderr.String())
+		default:
+		}
 		list, err := ops.Approvals(t.Context(), "pending")
 		if err != nil || len(list.Approvals) == 0 {
 			return false

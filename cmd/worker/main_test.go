@@ -361,7 +361,10 @@ func startDevWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncb
 	require.NoError(t, err)
 	args = append([]string{"--dev", "--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--temporal-port", strconv.Itoa(port)}, args...)
 	cmd := exec.CommandContext(t.Context(), maestroBinary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
+	// Dev mode keeps its ledger in the data directory unless DATABASE_URL
+	// names one: unset, each run has a ledger of its own, and no run reads
+	// the calls of another.
+	cmd.Env = append(append(os.Environ(), "DATABASE_URL="), env...)
 	stderr, banner := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
