@@ -71,8 +71,8 @@ func (d *Server) start(ctx context.Context) (err error) {
 	if d.Catalog, err = loadCatalog(cfg); err != nil {
 		return &StartError{What: "loading the catalog " + catalogName(cfg), Err: err, Fix: catalogFix(err)}
 	}
-	d.cfg.DrainTimeout = drainWindow(cfg, d.Catalog)
-	cfg.DrainTimeout = d.cfg.DrainTimeout
+	cfg.DrainTimeout = drainWindow(cfg, d.Catalog)
+	d.cfg.DrainTimeout = cfg.DrainTimeout
 	if err := checkBudgets(cfg, d.Catalog); err != nil {
 		return &StartError{What: "checking the catalog " + catalogName(cfg), Err: err, Fix: budgetFix}
 	}

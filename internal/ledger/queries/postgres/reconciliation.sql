@@ -56,7 +56,8 @@ FROM (
     UNION ALL
     SELECT 'held_signal', 0, o.held_at, 'signal:' || o.id::text, '', '', o.signal_name, s.agent_id
     FROM signal_outbox o
-    LEFT JOIN sessions s ON o.workflow_id = 'session/' || s.id
+    -- The session ID is cut from the workflow ID, so the sessions key serves the join.
+    LEFT JOIN sessions s ON o.workflow_id LIKE 'session/%' AND s.id = substr(o.workflow_id, 9)
     WHERE o.held_at IS NOT NULL AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
     UNION ALL
     SELECT 'held_effect', CASE WHEN coalesce(e.effect_class, i.effect_class, r.effect) = 'money' THEN 1 ELSE 2 END,
@@ -88,7 +89,8 @@ FROM (
     UNION ALL
     SELECT 'held_signal', o.held_at, o.signal_name, s.agent_id
     FROM signal_outbox o
-    LEFT JOIN sessions s ON o.workflow_id = 'session/' || s.id
+    -- The session ID is cut from the workflow ID, so the sessions key serves the join.
+    LEFT JOIN sessions s ON o.workflow_id LIKE 'session/%' AND s.id = substr(o.workflow_id, 9)
     WHERE o.held_at IS NOT NULL AND o.delivered_at IS NULL AND o.abandoned_at IS NULL
     UNION ALL
     SELECT 'held_effect', e.created_at, e.tool, i.agent_id
