@@ -144,6 +144,10 @@ func TestCallEndedSignalTemporalRefusesIsHeldForAHuman(t *testing.T) {
 	require.Equal(t, apitype.HeldSignal{WorkflowID: workflows.SessionWorkflowID(e.session), SignalName: workflows.SignalCallEnded,
 		SessionID: e.session, PayloadBytes: held.HeldSignal.PayloadBytes}, *held.HeldSignal)
 
+	mine, err := e.ops.ReconciliationPage(e.ctx, apitype.ListQuery{Agent: "voice-agent", Status: "held_signal"})
+	require.NoError(t, err)
+	require.Len(t, mine.Reconciliations, 1, "the held signal is listed under its session's agent")
+
 	one, err := e.ops.Reconciliation(e.ctx, held.OperationKey)
 	require.NoError(t, err)
 	require.Equal(t, held.Reason, one.Reason)
