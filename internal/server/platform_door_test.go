@@ -39,10 +39,10 @@ func TestPlatformRoutesRefuseWhatTheyCannotRead(t *testing.T) {
 			}
 			for _, event := range []bool{false, true} {
 				for name, tc := range map[string]struct {
-					req     *http.Request
-					status  int
-					code    mt.Code
-					summary string
+					req    *http.Request
+					status int
+					code   mt.Code
+					cause  string
 				}{
 					"malformed JSON":  {d.raw(e, secret, at, event, []byte(`{"message":`)), http.StatusBadRequest, mt.CodeInvalidRequest, "malformed JSON"},
 					"empty body":      {d.raw(e, secret, at, event, nil), http.StatusBadRequest, mt.CodeInvalidRequest, "the request body is empty"},
@@ -57,7 +57,8 @@ func TestPlatformRoutesRefuseWhatTheyCannotRead(t *testing.T) {
 					require.NoError(t, json.Unmarshal(body, &got), "event %t, %s: a JSON refusal: %s", event, name, body)
 					require.Equal(t, tc.code, got.Observation.Code, "event %t, %s", event, name)
 					require.Equal(t, mt.StatusError, got.Observation.Status, "event %t, %s", event, name)
-					require.Contains(t, got.Observation.Summary, tc.summary, "event %t, %s", event, name)
+					require.NotNil(t, got.Observation.NextActions, "event %t, %s", event, name)
+					require.Contains(t, got.Observation.NextActions.RootCause, tc.cause, "event %t, %s", event, name)
 				}
 			}
 			e.requireNoTrace(t, w, e.session)
