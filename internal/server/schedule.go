@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -17,7 +18,7 @@ import (
 // The schedule is created once per namespace and task queue; starting a
 // second worker finds it already there.
 func scheduleAudit(ctx context.Context, c client.Client, taskQueue string) error {
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+	return createSchedule(ctx, c, client.ScheduleOptions{
 		ID:   workflows.AuditScheduleID + "/" + taskQueue,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: 24 * time.Hour}}},
 		Action: &client.ScheduleWorkflowAction{
@@ -25,11 +26,7 @@ func scheduleAudit(ctx context.Context, c client.Client, taskQueue string) error
 			Workflow:  workflows.AuditWorkflowName,
 			TaskQueue: taskQueue,
 		},
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("error scheduling the daily audit scan: %w", err)
-	}
-	return nil
+	}, "the daily audit scan")
 }
 
 // scheduleSweep makes sure the sweep that finishes stranded invocations is
@@ -44,7 +41,7 @@ func scheduleSweep(ctx context.Context, c client.Client, taskQueue string, every
 // under one schedule per namespace and task queue; a run that would
 // overlap the one before it is skipped, having nothing to add.
 func scheduleEvery(ctx context.Context, c client.Client, id, workflowID, workflowName, taskQueue string, every time.Duration, what string) error {
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+	return createSchedule(ctx, c, client.ScheduleOptions{
 		ID:   id,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
 		Action: &client.ScheduleWorkflowAction{
@@ -53,11 +50,41 @@ func scheduleEvery(ctx context.Context, c client.Client, id, workflowID, workflo
 			TaskQueue: taskQueue,
 		},
 		Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP,
-	})
-	if err != nil && !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("error scheduling %s: %w", what, err)
+	}, what)
+}
+
+// scheduleAttempts bounds how often creating a schedule is tried when
+// Temporal does not answer in time.
+const scheduleAttempts = 5
+
+// createSchedule creates a schedule unless it already exists. A busy
+// Temporal may let one RPC's deadline pass; creating is idempotent (a
+// schedule that was made after all is found already there), so it is
+// asked again rather than failing the start of the process.
+func createSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, what string) error {
+	var err error
+	for attempt := 1; attempt <= scheduleAttempts; attempt++ {
+		_, err = c.ScheduleClient().Create(ctx, opts)
+		if err == nil || errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+			return nil
+		}
+		if !transientRPC(err) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+		}
 	}
-	return nil
+	return fmt.Errorf("error scheduling %s: %w", what, err)
+}
+
+// transientRPC reports whether a Temporal call failed for want of time or
+// of a reachable frontend, so that asking again may succeed.
+func transientRPC(err error) bool {
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &unavailable) || errors.As(err, &deadline)
 }
 
 // SweepScheduleID names the sweep's schedule for a task queue, so an

@@ -34,6 +34,7 @@ import (
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
+	"github.com/maestro-run/maestro/workflows"
 )
 
 // temporalServer is one in-process Temporal server shared by the package's
@@ -194,6 +195,7 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		sins, err = standin.StartWith(o.standins)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = sins.Close() })
+		t.Cleanup(func() { deleteSchedules(taskQueue) })
 	}
 
 	// The API listens before the connectors exist so that Twilio can be
@@ -281,6 +283,17 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		session:   session,
 		taskQueue: taskQueue,
 		stop:      stop,
+	}
+}
+
+// deleteSchedules removes the schedules a test's maestro made on the
+// Temporal server the package shares, so that finished tests leave no
+// timers firing under the ones still running.
+func deleteSchedules(taskQueue string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, id := range []string{workflows.AuditScheduleID + "/" + taskQueue, server.SweepScheduleID(taskQueue), server.CanaryScheduleID(taskQueue)} {
+		_ = temporalClient.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
 	}
 }
 
