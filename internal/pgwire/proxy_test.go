@@ -1,4 +1,4 @@
-package bench
+package pgwire
 
 import (
 	"encoding/binary"
@@ -36,8 +36,8 @@ func TestScannerFindsMessagesAcrossChunkBorders(t *testing.T) {
 	}
 }
 
-func TestLedgerProxyRefusesARequiredTLS(t *testing.T) {
+func TestProxyRefusesARequiredTLS(t *testing.T) {
 	t.Parallel()
-	_, _, err := startLedgerProxy("postgres://u@db.example:5432/x?sslmode=require")
-	require.ErrorContains(t, err, "-count-ledger=false")
+	_, _, err := Start("postgres://u@db.example:5432/x?sslmode=require")
+	require.ErrorIs(t, err, ErrTLSRequired)
 }
