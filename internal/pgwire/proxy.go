@@ -44,6 +44,12 @@ type Counts struct {
 	Transactions int64
 	// Connections are connections opened to PostgreSQL.
 	Connections int64
+	// Prepares are the round trips among RoundTrips in which the client
+	// ran no statement: a statement prepared (parsed and described) on a
+	// connection before its first use there. Which of a pool's
+	// connections serves a statement first is chance, so work meant to be
+	// compared call by call leaves these out.
+	Prepares int64
 }
 
 // Minus is the work done between two readings: c, the later, minus o.
@@ -53,6 +59,7 @@ func (c Counts) Minus(o Counts) Counts {
 		Statements:   c.Statements - o.Statements,
 		Transactions: c.Transactions - o.Transactions,
 		Connections:  c.Connections - o.Connections,
+		Prepares:     c.Prepares - o.Prepares,
 	}
 }
 
@@ -61,6 +68,7 @@ type Proxy struct {
 	ln                                                net.Listener
 	upstream                                          string
 	roundTrips, statements, transactions, connections atomic.Int64
+	prepares                                          atomic.Int64
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
@@ -112,6 +120,7 @@ func (p *Proxy) Counts() Counts {
 		Statements:   p.statements.Load(),
 		Transactions: p.transactions.Load(),
 		Connections:  p.connections.Load(),
+		Prepares:     p.prepares.Load(),
 	}
 }
 
@@ -184,6 +193,7 @@ func (p *Proxy) relay(client net.Conn) {
 	}
 	p.connections.Add(1)
 	var busy atomic.Bool // a statement ran or a block is open since the last idle ReadyForQuery
+	var ran atomic.Bool  // a statement ran since the last ReadyForQuery
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -191,6 +201,7 @@ func (p *Proxy) relay(client net.Conn) {
 			if typ == 'Q' || typ == 'E' {
 				p.statements.Add(1)
 				busy.Store(true)
+				ran.Store(true)
 			}
 		}}
 		_ = pipe(server, client, fromClient)
@@ -206,6 +217,9 @@ func (p *Proxy) relay(client net.Conn) {
 			return
 		}
 		p.roundTrips.Add(1)
+		if !ran.Swap(false) {
+			p.prepares.Add(1)
+		}
 		if status != 'I' {
 			busy.Store(true)
 			return

@@ -30,27 +30,30 @@ type ledgerRoute struct {
 
 // ledgerBudget is the ledger work each route may cost per call, on a
 // PostgreSQL ledger through database/sql, where BEGIN and COMMIT are a
-// round trip each.
+// round trip each. Round trips leave out those that only prepare a
+// statement on a connection.
 func ledgerBudget() []ledgerRoute {
 	return []ledgerRoute{
-		// Admission and the answer.
+		// Target: admission and the answer.
 		{name: "read", tool: "lookup_tenant", args: `{"tenant_id":"t_100"}`,
-			roundTrips: 8, transactions: 7, targetRoundTrips: 2, targetTransactions: 2},
-		// Admission; claim, token and undo entry in one; settle, receipt
-		// and outcome in one.
+			roundTrips: 6, transactions: 6, targetRoundTrips: 2, targetTransactions: 2},
+		// Target: admission; claim, token and undo entry in one; settle,
+		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
-			roundTrips: 48, transactions: 18, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 37, transactions: 18, targetRoundTrips: 8, targetTransactions: 3},
+		// Measured as the session's second work order: admission reads the
+		// approval of every pending undo entry in the session, one more
+		// statement per earlier compensable call.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 18, transactions: 12, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
-			roundTrips: 36, transactions: 18, targetTransactions: 4},
+			roundTrips: 35, transactions: 18, targetTransactions: 4},
 	}
 }
 
-// ledgerCallsPerRoute is how many calls of each route are counted: the
-// least is kept, so that one call's cold statement cache on a connection
-// the pool has not used for it yet does not read as the route's cost.
+// ledgerCallsPerRoute is how many calls of each route are counted, one
+// after another in the test's session; the least is held to the budget.
 const ledgerCallsPerRoute = 3
 
 // withCountedLedger counts the ledger's work on the wire and quiets every
@@ -86,10 +89,13 @@ func TestLedgerWorkPerCall(t *testing.T) {
 		var least pgwire.Counts
 		for i := range ledgerCallsPerRoute {
 			c := e.ledgerCall(r, fmt.Sprintf("%s-%d", r.name, i))
-			t.Logf("%-12s call %d: %d round trips, %d statements, %d transactions, %d new connections",
-				r.name, i+1, c.RoundTrips, c.Statements, c.Transactions, c.Connections)
-			if i == 0 || c.RoundTrips < least.RoundTrips {
-				least.RoundTrips = c.RoundTrips
+			t.Logf("%-12s call %d: %d round trips (%d more preparing statements), %d statements, %d transactions, %d new connections",
+				r.name, i+1, c.RoundTrips-c.Prepares, c.Prepares, c.Statements, c.Transactions, c.Connections)
+			// A statement's first use on one of the pool's connections
+			// costs a round trip to prepare it, once per connection; which
+			// connection serves it is chance, so those are left out.
+			if rt := c.RoundTrips - c.Prepares; i == 0 || rt < least.RoundTrips {
+				least.RoundTrips = rt
 			}
 			if i == 0 || c.Transactions < least.Transactions {
 				least.Transactions = c.Transactions
