@@ -34,7 +34,7 @@ func BenchmarkEffectPhases(b *testing.B) {
 				name string
 				// approved opens a rule-approved request for the write.
 				approved, undo bool
-				run             func(context.Context, *testing.B, ledger.Store, phaseWrite)
+				run            func(context.Context, *testing.B, ledger.Store, phaseWrite)
 			}{
 				{name: "Before/Claim", run: phaseClaim},
 				{name: "Before/ClaimWithUndo", undo: true, run: phaseClaim},
