@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/maestro-run/maestro/internal/pgwire"
 )
 
 // callTimeout bounds one call, so a stuck call fails its cell rather
@@ -61,7 +63,7 @@ type result struct {
 // measured calls, then reads their workflows' histories. With a meter, it
 // counts the ledger's work from the first measured call until the
 // histories are read, by when every session the calls touched has settled.
-func (c cell) run(ctx context.Context, h historyReader, meter func() ledgerCounts) (result, error) {
+func (c cell) run(ctx context.Context, h historyReader, meter func() pgwire.Counts) (result, error) {
 	sc := c.scenario
 	warm := plan(c.prefix+"-warm", min(c.concurrency, maxWarmup), c.concurrency, c.perSession)
 	measured := plan(c.prefix, c.calls, c.concurrency, c.perSession)
@@ -74,7 +76,7 @@ func (c cell) run(ctx context.Context, h historyReader, meter func() ledgerCount
 		return result{}, fmt.Errorf("error warming up %s: %w", sc.name(), err)
 	}
 
-	var before ledgerCounts
+	var before pgwire.Counts
 	if meter != nil {
 		before = meter()
 	}
@@ -102,7 +104,7 @@ func (c cell) run(ctx context.Context, h historyReader, meter func() ledgerCount
 		return result{}, err
 	}
 	if meter != nil {
-		r.ledger = perCall(meter().minus(before), c.calls)
+		r.ledger = perCall(meter().Minus(before), c.calls)
 	}
 	return r, nil
 }

@@ -24,6 +24,25 @@ const (
 	absoluteConcurrency = 16
 )
 
+// ledgerTargets are the most ledger work a maestro call may ask of
+// PostgreSQL, per route (issue 28); 0 is no target. An approval's is
+// counted from the operator's decision.
+var ledgerTargets = []struct {
+	op                       string
+	roundTrips, transactions float64
+}{
+	{"read", 2, 2},
+	{"real-sync", 8, 3},
+	{"compensable", 8, 3},
+	{"approval", 0, 4},
+}
+
+// Units of the ledger goals.
+const (
+	unitRoundTrips   = "round trips"
+	unitTransactions = "transactions"
+)
+
 // goalConcurrencies are the caller counts the relative latency goals name.
 var goalConcurrencies = []int{1, 16, 64}
 
@@ -64,6 +83,9 @@ type goal struct {
 	// atLeast makes the target a floor; otherwise it is a ceiling.
 	atLeast bool
 	status  goalStatus
+	// unmeasured says why a goal was not measured, when the reason is
+	// not that maestro or its baseline did not run.
+	unmeasured string
 }
 
 // judge sets measured and status from the compared values; ok says both
@@ -129,7 +151,43 @@ func evaluateGoals(results []result) []goal {
 			unit: "ms", measured: ms(m.stats.p99), target: ms(a.max)}
 		out = append(out, g.judge(ok))
 	}
+	for _, t := range ledgerTargets {
+		if t.roundTrips > 0 {
+			out = append(out, ledgerGoal(t.op, unitRoundTrips, t.roundTrips, results,
+				func(l ledgerPerCall) float64 { return l.roundTrips }))
+		}
+		out = append(out, ledgerGoal(t.op, unitTransactions, t.transactions, results,
+			func(l ledgerPerCall) float64 { return l.transactions }))
+	}
 	return out
+}
+
+// ledgerGoal judges maestro's ledger work per call at the lowest
+// concurrency it was counted at: the fewest calls overlap there, so the
+// least of other calls' work is counted with each.
+func ledgerGoal(op, unit string, target float64, results []result, pick func(ledgerPerCall) float64) goal {
+	g := goal{name: "6 ledger " + unit, op: op, unit: unit, target: target}
+	var best *result
+	ran := false
+	for i, r := range results {
+		if r.path != pathMaestro || r.op != op || r.calls <= r.failed {
+			continue
+		}
+		ran = true
+		if r.ledger.counted && (best == nil || r.concurrency < best.concurrency) {
+			best = &results[i]
+		}
+	}
+	if best == nil {
+		if ran {
+			g.unmeasured = "ledger not counted: it is on a PostgreSQL ledger with -count-ledger"
+		}
+		return g.judge(false)
+	}
+	g.concurrency = best.concurrency
+	g.maestro = pick(best.ledger)
+	g.measured = g.maestro
+	return g.judge(true)
 }
 
 type finder func(path, op string, conc int) (result, bool)
@@ -206,6 +264,9 @@ func (g goal) formatTarget() string {
 // formatCompared says what was compared, so a reader can check the ratio.
 func (g goal) formatCompared() string {
 	if g.status == goalUnmeasured {
+		if g.unmeasured != "" {
+			return g.unmeasured
+		}
 		if g.baselinePath == "" {
 			return "maestro did not run here"
 		}

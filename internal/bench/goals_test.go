@@ -132,3 +132,66 @@ func TestGoalTableNamesTheMissedGoals(t *testing.T) {
 	require.Contains(t, md.String(), "| 1 latency p50 | read | 1 | 2.00× | ≤ 1.10× | ❌ FAIL |")
 	require.Contains(t, csv.String(), "1 latency p50,read,1,ms,20.000,temporal+eager+local,10.000,2.000,ratio,<=,1.100,FAIL")
 }
+
+// withLedger adds the ledger work per call a cell counted.
+func withLedger(r result, roundTrips, transactions float64) result {
+	r.ledger = ledgerPerCall{counted: true, roundTrips: roundTrips, statements: roundTrips, transactions: transactions}
+	return r
+}
+
+func TestLedgerGoalsJudgeEachRouteAtItsLowestConcurrency(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		withLedger(cellResult(pathMaestro, "read", 1, ms, ms, 1, 8, 2), 2, 2),
+		withLedger(cellResult(pathMaestro, "real-sync", 1, ms, ms, 1, 13, 2), 47, 18),
+		// Calls that overlap count one another's background work: the
+		// lowest concurrency is the one judged.
+		withLedger(cellResult(pathMaestro, "compensable", 16, ms, ms, 1, 13, 2), 9, 4),
+		withLedger(cellResult(pathMaestro, "compensable", 1, ms, ms, 1, 13, 2), 8, 3),
+		withLedger(cellResult(pathMaestro, "approval", 1, ms, ms, 1, 19, 3), 35, 18),
+	})
+	for _, c := range []struct {
+		name, op string
+		want     goalStatus
+		measured float64
+	}{
+		{"6 ledger round trips", "read", goalPass, 2},
+		{"6 ledger transactions", "read", goalPass, 2},
+		{"6 ledger round trips", "real-sync", goalFail, 47},
+		{"6 ledger transactions", "real-sync", goalFail, 18},
+		{"6 ledger round trips", "compensable", goalPass, 8},
+		{"6 ledger transactions", "compensable", goalPass, 3},
+		{"6 ledger transactions", "approval", goalFail, 18},
+	} {
+		g := findGoal(t, gs, c.name, c.op, 1)
+		require.Equal(t, c.want, g.status, "%s %s", c.name, c.op)
+		require.InDelta(t, c.measured, g.measured, 1e-9, "%s %s", c.name, c.op)
+	}
+	require.Equal(t, "≤ 4 transactions", findGoal(t, gs, "6 ledger transactions", "approval", 1).formatTarget())
+	require.Equal(t, "47 round trips", findGoal(t, gs, "6 ledger round trips", "real-sync", 1).formatMeasured())
+	for _, g := range gs {
+		require.False(t, g.name == "6 ledger round trips" && g.op == "approval", "an approval's round trips have no target")
+	}
+}
+
+func TestLedgerGoalsAreNotMeasuredWhenTheLedgerWasNotCounted(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	rep := newReport([]result{
+		// A SQLite ledger, or -count-ledger=false: maestro ran, uncounted.
+		cellResult(pathMaestro, "read", 1, ms, ms, 1, 8, 2),
+	}, false)
+	read := findGoal(t, rep.goals, "6 ledger round trips", "read", 0)
+	require.Equal(t, goalUnmeasured, read.status)
+	require.Contains(t, read.formatCompared(), "ledger not counted")
+	sync := findGoal(t, rep.goals, "6 ledger transactions", "real-sync", 0)
+	require.Equal(t, goalUnmeasured, sync.status)
+	require.Equal(t, "maestro did not run here", sync.formatCompared())
+
+	var out, csv bytes.Buffer
+	require.NoError(t, rep.writeGoalTable(&out))
+	require.NoError(t, rep.writeGoalsCSV(&csv))
+	require.Regexp(t, `6 ledger round trips\s+read\s+-\s+-\s+≤ 2 round trips\s+not measured\s+ledger not counted`, out.String())
+	require.Contains(t, csv.String(), "6 ledger transactions,read,,transactions,,,,,transactions,<=,2.000,not measured")
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/maestro-run/maestro/internal/pgwire"
 )
 
 // ledgerPerCall is a cell's ledger work divided by its calls. Whatever
@@ -17,17 +19,17 @@ type ledgerPerCall struct {
 	connections                          int64
 }
 
-func perCall(d ledgerCounts, calls int) ledgerPerCall {
+func perCall(d pgwire.Counts, calls int) ledgerPerCall {
 	if calls == 0 {
 		return ledgerPerCall{}
 	}
 	n := float64(calls)
 	return ledgerPerCall{
 		counted:      true,
-		roundTrips:   float64(d.roundTrips) / n,
-		statements:   float64(d.statements) / n,
-		transactions: float64(d.transactions) / n,
-		connections:  d.connections,
+		roundTrips:   float64(d.RoundTrips) / n,
+		statements:   float64(d.Statements) / n,
+		transactions: float64(d.Transactions) / n,
+		connections:  d.Connections,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/maestro-run/maestro/internal/pgwire"
 )
 
 // Run starts one maestro in dev mode, runs every selected scenario at
@@ -73,9 +75,9 @@ func ledgerName(cfg Config) string {
 // the same state; the results come back in scenario order.
 func runCells(ctx context.Context, cfg Config, s *stack, scenarios []scenario, runID string) ([]result, error) {
 	h := historyReader{temporal: s.temporal}
-	var meter func() ledgerCounts
+	var meter func() pgwire.Counts
 	if s.ledgerProxy != nil {
-		meter = s.ledgerProxy.counts
+		meter = s.ledgerProxy.Counts
 	}
 	byScenario := make([][]result, len(scenarios))
 	for i, conc := range cfg.Concurrency {

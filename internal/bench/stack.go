@@ -17,6 +17,7 @@ import (
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/devtemporal"
+	"github.com/maestro-run/maestro/internal/pgwire"
 	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/tools"
 )
@@ -36,7 +37,7 @@ type stack struct {
 	// removeDir is the temporary data directory to delete on stop.
 	removeDir string
 	// ledgerProxy counts the ledger's round trips; nil unless counted.
-	ledgerProxy *ledgerProxy
+	ledgerProxy *pgwire.Proxy
 	// temporalPG is the Temporal server on PostgreSQL; nil when maestro
 	// embeds its own on SQLite.
 	temporalPG *temporalOnPostgres
@@ -87,7 +88,10 @@ func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err er
 	}
 	databaseURL := cfg.DatabaseURL
 	if databaseURL != "" && !cfg.SkipLedgerCount {
-		if s.ledgerProxy, databaseURL, err = startLedgerProxy(databaseURL); err != nil {
+		if s.ledgerProxy, databaseURL, err = pgwire.Start(databaseURL); err != nil {
+			if errors.Is(err, pgwire.ErrTLSRequired) {
+				err = fmt.Errorf("%w: pass -count-ledger=false", err)
+			}
 			return nil, err
 		}
 	}
@@ -159,7 +163,7 @@ func (s *stack) stop() error {
 		errs = append(errs, s.daemon.Stop(context.Background()))
 	}
 	if s.ledgerProxy != nil {
-		errs = append(errs, s.ledgerProxy.stop())
+		errs = append(errs, s.ledgerProxy.Stop())
 	}
 	if s.temporalPG != nil {
 		errs = append(errs, s.temporalPG.stop())

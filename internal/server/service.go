@@ -95,6 +95,10 @@ type CoreConfig struct {
 	// Signaller delivers the signals queued in the ledger's outbox.
 	// Optional: default the Temporal client.
 	Signaller outbox.Signaller
+	// OutboxInterval is how often the outbox relay looks for due signals
+	// beyond the nudges a queued signal gives it. Optional: see
+	// outbox.Config.
+	OutboxInterval time.Duration
 	// Getenv reads the agents' callback and platform secrets, named in
 	// the catalog. Optional: default os.Getenv.
 	Getenv func(string) string
@@ -400,7 +404,7 @@ func newAPI(cfg CoreConfig, s *Core, gate *admission.Gate, acts *activities.Acti
 	if err != nil {
 		return nil, nil, err
 	}
-	relay, err := outbox.New(outbox.Config{Store: cfg.Store, Signaller: cfg.Signaller, TokenTTL: cfg.TokenTTL, Logger: cfg.Logger})
+	relay, err := outbox.New(outbox.Config{Store: cfg.Store, Signaller: cfg.Signaller, TokenTTL: cfg.TokenTTL, Interval: cfg.OutboxInterval, Logger: cfg.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 	"github.com/maestro-run/maestro/internal/outbox"
+	"github.com/maestro-run/maestro/internal/pgwire"
 	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/internal/standin"
 	"github.com/maestro-run/maestro/internal/syncbuf"
@@ -83,6 +84,13 @@ type env struct {
 	taskQueue string
 	// stop stops this maestro; the test's cleanup stops it otherwise.
 	stop func()
+	// ledgerWire counts the ledger's work on the wire; nil unless the
+	// test asked for it with countLedger.
+	ledgerWire *pgwire.Proxy
+	// uncounted is the same ledger opened beside the relay, for a test's
+	// own reads that must not count as maestro's work; nil unless
+	// countLedger.
+	uncounted ledger.Store
 }
 
 type options struct {
@@ -143,6 +151,15 @@ type options struct {
 	// interceptors, when set, get the process its own Temporal client,
 	// made with them: a test's hand on the calls maestro makes.
 	interceptors []interceptor.ClientInterceptor
+	// countLedger relays the ledger's connections through a counter,
+	// env.ledgerWire.
+	countLedger bool
+	// noStatusCallbacks keeps the Twilio stand-in from reporting message
+	// statuses, which maestro records as they arrive.
+	noStatusCallbacks bool
+	// sweepEvery and outboxInterval pace the invocation sweep and the
+	// outbox relay's look for due signals. Optional: the service's.
+	sweepEvery, outboxInterval time.Duration
 	// alongside, when set, starts this maestro next to that one, which
 	// keeps running, on its ledger, stand-ins, task queue and session: a
 	// second process behind the same load balancer.
@@ -178,6 +195,8 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	require.NoError(t, err)
 	var (
 		st        ledger.Store
+		wire      *pgwire.Proxy
+		uncounted ledger.Store
 		sins      *standin.Set
 		taskQueue = "tq-" + randomID()
 		session   = "call-" + randomID()
@@ -189,6 +208,12 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	case o.alongside != nil:
 		other := o.alongside
 		st, sins, taskQueue, session = other.store, other.standins, other.taskQueue, other.session
+	case o.countLedger:
+		st, wire, uncounted = countedLedger(t)
+		sins, err = standin.StartWith(o.standins)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sins.Close() })
+		t.Cleanup(func() { deleteSchedules(taskQueue) })
 	default:
 		// The service runs as the PostgreSQL service role, as in production.
 		st = ledgertest.PostgresService(t)
@@ -205,7 +230,9 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 	publicURL := "http://" + ln.Addr().String()
 	tw, ses := sins.TwilioConfig(), sins.SESConfig()
 	tw.Timeout, ses.Timeout = o.providerTimeout, o.providerTimeout
-	tw.StatusCallback = api.TwilioStatusCallbackURL(publicURL)
+	if !o.noStatusCallbacks {
+		tw.StatusCallback = api.TwilioStatusCallbackURL(publicURL)
+	}
 	conns, err := connectors.NewSet(tw, ses, connectors.HTTPConfig{Services: sins.HTTPServices(), Timeout: o.providerTimeout})
 	require.NoError(t, err)
 
@@ -237,10 +264,12 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		TokenTTL:     o.tokenTTL,
 		LeaseTTL:     o.leaseTTL,
 		SweepIdle:    o.sweepIdle,
+		SweepEvery:   o.sweepEvery,
 		ListingLag:   o.listingLag,
 
 		PostCallBackoff: o.postCallBackoff,
 		Signaller:       signaller,
+		OutboxInterval:  o.outboxInterval,
 		Logger:          logger,
 
 		TwilioAuthToken: sins.Twilio.AuthToken(),
@@ -283,7 +312,29 @@ func setup(t *testing.T, opts ...func(*options)) *env {
 		session:   session,
 		taskQueue: taskQueue,
 		stop:      stop,
+
+		ledgerWire: wire,
+		uncounted:  uncounted,
 	}
+}
+
+// countedLedger opens the service's ledger, as PostgresService does,
+// through a relay that counts its work on the wire, and the same ledger
+// again beside the relay for the test's own reads.
+func countedLedger(t *testing.T) (ledger.Store, *pgwire.Proxy, ledger.Store) {
+	t.Helper()
+	dsn, role := ledgertest.PostgresServiceDSN(t)
+	wire, relayed, err := pgwire.Start(dsn)
+	require.NoError(t, err)
+	// Registered first, so it runs after the stores have closed.
+	t.Cleanup(func() { require.NoError(t, wire.Stop()) })
+	st, err := ledger.OpenPostgresService(t.Context(), relayed, role)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	uncounted, err := ledger.OpenPostgres(t.Context(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, uncounted.Close()) })
+	return st, wire, uncounted
 }
 
 // deleteSchedules removes the schedules a test's maestro made on the

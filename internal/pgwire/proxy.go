@@ -1,4 +1,7 @@
-package bench
+// Package pgwire relays PostgreSQL connections and counts, off the wire,
+// the work a client asks of the server: round trips, statements,
+// transactions and connections.
+package pgwire
 
 import (
 	"encoding/binary"
@@ -13,10 +16,9 @@ import (
 
 // The server config offers no seam to trace the ledger's queries, and
 // PostgreSQL's own counters (pg_stat_database) reach readers up to seconds
-// late. So the bench puts a relay between maestro and PostgreSQL and reads
-// the wire protocol as it passes: exact, immediate, and no product code
-// changed. The price is one loopback hop per ledger round trip on the
-// maestro paths, which is why -count-ledger can turn it off.
+// late. So a relay sits between maestro and PostgreSQL and reads the wire
+// protocol as it passes: exact, immediate, and no product code changed.
+// The price is one loopback hop per round trip.
 
 // PostgreSQL's startup request codes (protocol 3.0, "Message Formats").
 const (
@@ -27,47 +29,61 @@ const (
 	pgMaxStartup = 10000
 )
 
-// ledgerCounts are running totals of what maestro asked of its ledger.
-type ledgerCounts struct {
-	// roundTrips are request cycles: each ReadyForQuery the server sends
+// Counts are running totals of what the relayed clients asked of
+// PostgreSQL.
+type Counts struct {
+	// RoundTrips are request cycles: each ReadyForQuery the server sends
 	// after the one that ends a connection's start-up is the end of one
 	// exchange the client waited on.
-	roundTrips int64
-	// statements are Execute and simple Query messages the client sent.
-	statements int64
-	// transactions are ReadyForQuery messages that return a connection to
+	RoundTrips int64
+	// Statements are Execute and simple Query messages the client sent.
+	Statements int64
+	// Transactions are ReadyForQuery messages that return a connection to
 	// idle after a statement ran or a transaction block was open: commits,
 	// rollbacks and single-statement (autocommit) transactions.
-	transactions int64
-	// connections are connections opened to PostgreSQL.
-	connections int64
+	Transactions int64
+	// Connections are connections opened to PostgreSQL.
+	Connections int64
+	// Prepares are the round trips among RoundTrips in which the client
+	// ran no statement: a statement prepared (parsed and described) on a
+	// connection before its first use there. Which of a pool's
+	// connections serves a statement first is chance, so work meant to be
+	// compared call by call leaves these out.
+	Prepares int64
 }
 
-func (c ledgerCounts) minus(o ledgerCounts) ledgerCounts {
-	return ledgerCounts{
-		roundTrips:   c.roundTrips - o.roundTrips,
-		statements:   c.statements - o.statements,
-		transactions: c.transactions - o.transactions,
-		connections:  c.connections - o.connections,
+// Minus is the work done between two readings: c, the later, minus o.
+func (c Counts) Minus(o Counts) Counts {
+	return Counts{
+		RoundTrips:   c.RoundTrips - o.RoundTrips,
+		Statements:   c.Statements - o.Statements,
+		Transactions: c.Transactions - o.Transactions,
+		Connections:  c.Connections - o.Connections,
+		Prepares:     c.Prepares - o.Prepares,
 	}
 }
 
-// ledgerProxy relays maestro's PostgreSQL connections and counts them.
-type ledgerProxy struct {
+// Proxy relays PostgreSQL connections and counts them.
+type Proxy struct {
 	ln                                                net.Listener
 	upstream                                          string
 	roundTrips, statements, transactions, connections atomic.Int64
+	prepares                                          atomic.Int64
 
 	mu    sync.Mutex
 	conns map[net.Conn]bool
 	wg    sync.WaitGroup
 }
 
-// startLedgerProxy listens on loopback and returns the proxy with the URL
-// maestro should use: databaseURL with its host replaced by the proxy's.
-// The local hop is plain TCP and so is the proxy's own connection, so the
-// URL must not require TLS.
-func startLedgerProxy(databaseURL string) (*ledgerProxy, string, error) {
+// ErrTLSRequired says the database URL requires TLS, which a relay that
+// reads the protocol cannot offer.
+var ErrTLSRequired = errors.New("counting PostgreSQL round trips relays it in plain TCP, which the URL's sslmode forbids")
+
+// Start listens on loopback and returns the proxy with the URL clients
+// should use: databaseURL with its host replaced by the proxy's. The local
+// hop is plain TCP and so is the proxy's own connection, so the URL must
+// not require TLS.
+func Start(databaseURL string) (*Proxy, string, error) {
 	u, err := url.Parse(databaseURL)
 	if err != nil {
 		return nil, "", fmt.Errorf("error parsing the database URL: %w", err)
@@ -76,10 +92,10 @@ func startLedgerProxy(databaseURL string) (*ledgerProxy, string, error) {
 	switch q.Get("sslmode") {
 	case "", "disable", "allow", "prefer":
 	default:
-		return nil, "", fmt.Errorf("counting ledger round trips relays PostgreSQL in plain TCP, which sslmode=%s forbids: pass -count-ledger=false", q.Get("sslmode"))
+		return nil, "", fmt.Errorf("sslmode=%s: %w", q.Get("sslmode"), ErrTLSRequired)
 	}
 	if u.Hostname() == "" || u.Query().Has("host") {
-		return nil, "", errors.New("counting ledger round trips needs a database URL naming one host over TCP")
+		return nil, "", errors.New("counting PostgreSQL round trips needs a database URL naming one host over TCP")
 	}
 	port := u.Port()
 	if port == "" {
@@ -87,9 +103,9 @@ func startLedgerProxy(databaseURL string) (*ledgerProxy, string, error) {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, "", fmt.Errorf("error listening for the ledger proxy: %w", err)
+		return nil, "", fmt.Errorf("error listening for the PostgreSQL relay: %w", err)
 	}
-	p := &ledgerProxy{ln: ln, upstream: net.JoinHostPort(u.Hostname(), port), conns: map[net.Conn]bool{}}
+	p := &Proxy{ln: ln, upstream: net.JoinHostPort(u.Hostname(), port), conns: map[net.Conn]bool{}}
 	u.Host = ln.Addr().String()
 	q.Set("sslmode", "disable")
 	u.RawQuery = q.Encode()
@@ -97,19 +113,20 @@ func startLedgerProxy(databaseURL string) (*ledgerProxy, string, error) {
 	return p, u.String(), nil
 }
 
-// counts reads the running totals.
-func (p *ledgerProxy) counts() ledgerCounts {
-	return ledgerCounts{
-		roundTrips:   p.roundTrips.Load(),
-		statements:   p.statements.Load(),
-		transactions: p.transactions.Load(),
-		connections:  p.connections.Load(),
+// Counts reads the running totals.
+func (p *Proxy) Counts() Counts {
+	return Counts{
+		RoundTrips:   p.roundTrips.Load(),
+		Statements:   p.statements.Load(),
+		Transactions: p.transactions.Load(),
+		Connections:  p.connections.Load(),
+		Prepares:     p.prepares.Load(),
 	}
 }
 
-// stop closes the listener and every relayed connection; call it once
-// maestro has closed its ledger.
-func (p *ledgerProxy) stop() error {
+// Stop closes the listener and every relayed connection; call it once the
+// clients have closed theirs.
+func (p *Proxy) Stop() error {
 	err := p.ln.Close()
 	p.mu.Lock()
 	for c := range p.conns {
@@ -122,7 +139,7 @@ func (p *ledgerProxy) stop() error {
 	return err
 }
 
-func (p *ledgerProxy) accept() {
+func (p *Proxy) accept() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -132,7 +149,7 @@ func (p *ledgerProxy) accept() {
 	}
 }
 
-func (p *ledgerProxy) track(c net.Conn, open bool) bool {
+func (p *Proxy) track(c net.Conn, open bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !open {
@@ -148,7 +165,7 @@ func (p *ledgerProxy) track(c net.Conn, open bool) bool {
 
 // relay answers TLS requests itself, then passes the start-up packet and
 // everything after it through, scanning both directions.
-func (p *ledgerProxy) relay(client net.Conn) {
+func (p *Proxy) relay(client net.Conn) {
 	defer client.Close()
 	if !p.track(client, true) {
 		return
@@ -176,6 +193,7 @@ func (p *ledgerProxy) relay(client net.Conn) {
 	}
 	p.connections.Add(1)
 	var busy atomic.Bool // a statement ran or a block is open since the last idle ReadyForQuery
+	var ran atomic.Bool  // a statement ran since the last ReadyForQuery
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -183,6 +201,7 @@ func (p *ledgerProxy) relay(client net.Conn) {
 			if typ == 'Q' || typ == 'E' {
 				p.statements.Add(1)
 				busy.Store(true)
+				ran.Store(true)
 			}
 		}}
 		_ = pipe(server, client, fromClient)
@@ -198,6 +217,9 @@ func (p *ledgerProxy) relay(client net.Conn) {
 			return
 		}
 		p.roundTrips.Add(1)
+		if !ran.Swap(false) {
+			p.prepares.Add(1)
+		}
 		if status != 'I' {
 			busy.Store(true)
 			return
