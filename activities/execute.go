@@ -26,9 +26,10 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 	if err != nil {
 		return workflows.InvocationResult{}, err
 	}
+	var spend *ledger.ApprovalSpend
 	if in.Route == mt.RouteGated {
-		res, proceed, err := a.resolveApproval(ctx, tool, &in)
-		if err != nil || !proceed {
+		var res workflows.InvocationResult
+		if res, spend, err = a.resolveApproval(ctx, tool, &in); err != nil || spend == nil {
 			return res, err
 		}
 	}
@@ -42,10 +43,17 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 			StopCondition: "Stop if the same arguments fail again.",
 		}, source(tool, in)))
 	}
+	parts, composite := a.cfg.Connectors.Parts(call)
+	if spend != nil && (in.Route == mt.RouteRead || composite) {
+		// No single claim to spend the token with: spend it first.
+		if res, ok, err := a.spendToken(ctx, tool, in, spend); !ok || err != nil {
+			return res, err
+		}
+	}
 	if in.Route == mt.RouteRead {
 		return a.read(ctx, tool, in, call)
 	}
-	if parts, ok := a.cfg.Connectors.Parts(call); ok {
+	if composite {
 		res, err := a.compositeEffect(ctx, tool, in, parts, inCall)
 		if err != nil || res.State == mt.InvocationRunning {
 			// Running: the answer is recorded and the remaining parts
@@ -54,9 +62,18 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 		}
 		return a.finish(ctx, in, res.State, res.Observation)
 	}
-	res, err := a.effect(ctx, tool, in, call)
+	e := &execution{invocationID: in.InvocationID, tool: tool, spend: spend}
+	res, err := a.effect(withExecution(ctx, e), tool, in, call)
 	if err != nil {
 		return workflows.InvocationResult{}, err
+	}
+	switch {
+	case e.announced:
+		return outcome(e.state, e.obs)
+	case e.recorded:
+		// Recorded with the settle: only the answer board and the
+		// session are left to tell.
+		return a.announce(ctx, in, e.state, e.obs)
 	}
 	if res.State == mt.InvocationSucceeded {
 		if res.Observation, err = a.duringRollback(ctx, tool, in, res.Observation); err != nil {
@@ -127,7 +144,11 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 		// A rollback that began before this claim refuses it; a
 		// compensation is the rollback's own work.
 		SessionID: claimSession(in),
+		Spend:     spendOf(ctx, in),
 	})
+	if err == nil && claim.Spend != nil {
+		return a.spendRefused(ctx, tool, in, spendOf(ctx, in).ApprovalID, claim.Spend)
+	}
 	if res, done, err := claimAnswer(tool, in, claim, err); done {
 		return res, err
 	}
@@ -186,21 +207,22 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 	// effect in progress with its proof in hand.
 	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
-	err := a.cfg.Store.EffectSettle(ctx, ledger.EffectSettleParams{
+	p := ledger.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectSucceeded,
 		Receipt:      res.Receipt,
 		AfterState:   res.Payload,
 		Result:       &obs,
-	})
+	}
+	settled, err := a.settleOrFinish(ctx, in, p)
 	switch {
 	case errors.Is(err, ledger.ErrLeaseLost):
 		return a.lateReceipt(ctx, in, owner, res, obs)
 	case err != nil:
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
 	}
-	return outcome(mt.InvocationSucceeded, obs)
+	return settled, nil
 }
 
 func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, ce *connectors.Error) (workflows.InvocationResult, error) {
@@ -241,12 +263,24 @@ func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in wor
 }
 
 func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
-	err := a.cfg.Store.EffectSettle(ctx, p)
+	res, err := a.settleOrFinish(ctx, in, p)
 	if errors.Is(err, ledger.ErrLeaseLost) {
 		return a.leaseLost(ctx, in)
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
+	}
+	return res, nil
+}
+
+// settleOrFinish settles the effect and, under an execution, records the
+// invocation's outcome with it. It returns the outcome as recorded.
+func (a *Activities) settleOrFinish(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
+	if e := executionOf(ctx, in); e != nil {
+		return a.settleFinish(ctx, e, in, p)
+	}
+	if err := a.cfg.Store.EffectSettle(ctx, p); err != nil {
+		return workflows.InvocationResult{}, err
 	}
 	return outcome(invocationState(p.Status), *p.Result)
 }
@@ -283,6 +317,15 @@ func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, stat
 	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}
+	if e := executionOf(ctx, in); e != nil {
+		e.recorded, e.announced, e.state, e.obs = true, true, state, obs
+	}
+	return a.announce(ctx, in, state, obs)
+}
+
+// announce tells the answer board and the session of an outcome the
+// ledger has committed.
+func (a *Activities) announce(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
 	a.cfg.Answers.Recorded(in.InvocationID)
 	a.notifySession(ctx, workflows.CallRecord{
 		InvocationID: in.InvocationID, OperationKey: in.OperationKey, Tool: in.Tool,

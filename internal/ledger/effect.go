@@ -36,6 +36,21 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 		if err != nil {
 			return err
 		}
+		if p.Spend != nil {
+			// The token is spent before the key is claimed and in the same
+			// transaction: a claim without its spend, or a spend without
+			// its claim, never commits. The session is locked first, in the
+			// order a rollback takes its locks.
+			tok, refusal, err := l.spendForClaim(ctx, tx, p)
+			if err != nil {
+				return err
+			}
+			if refusal != nil && !(errors.Is(refusal, ErrTokenUsed) && tok.UsedBy == p.Spend.UsedBy) {
+				// The refusal's event commits; nothing is claimed.
+				res = EffectClaimResult{Spend: fmt.Errorf("error spending token of approval request %q: %w", p.Spend.ApprovalID, refusal), Token: tok}
+				return nil
+			}
+		}
 		eff, err := scanEffect(tx.QueryRowContext(ctx, l.query("EffectInsert"),
 			p.OperationKey,
 			textArg(p.InvocationID),
@@ -101,6 +116,32 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	return res, nil
 }
 
+// spendForClaim spends p.Spend's token for p.PayloadHash under the
+// request's lock, minting it first for a request a policy approved. A
+// refusal is returned as refusal, its event written to tx.
+func (l *ledger) spendForClaim(ctx context.Context, tx *sql.Tx, p EffectClaimParams) (tok ApprovalToken, refusal, err error) {
+	s := p.Spend
+	req, err := l.approvalLock(ctx, tx, s.ApprovalID)
+	if err != nil {
+		return ApprovalToken{}, nil, fmt.Errorf("error spending token of approval request %q: %w", s.ApprovalID, err)
+	}
+	if s.MintTTL > 0 {
+		if req.Status != ApprovalAutoApproved {
+			return ApprovalToken{}, nil, fmt.Errorf("error minting token of approval request %q: request is %s, and only a request a policy approved mints its own token: %w", req.ID, req.Status, ErrApprovalNotPending)
+		}
+		_, err := l.mintToken(ctx, tx, req, s.MintTTL, s.MintActor)
+		switch {
+		case errors.Is(err, ErrTokenUsed):
+			// Spent already: say so as a spend would, so an attempt
+			// retried after a crash recognises its own spend.
+			return l.refuseSpend(ctx, tx, req, p.PayloadHash, s.UsedBy)
+		case err != nil:
+			return ApprovalToken{}, nil, fmt.Errorf("error minting token of approval request %q: %w", req.ID, err)
+		}
+	}
+	return l.spendLocked(ctx, tx, req, p.PayloadHash, s.UsedBy)
+}
+
 // errSessionClosed rolls back a new claim in a session being rolled back.
 var errSessionClosed = errors.New("the session is being rolled back")
 
@@ -134,34 +175,20 @@ func (p EffectClaimParams) validate() error {
 		return fmt.Errorf("lease TTL must be positive, got %s", p.LeaseTTL)
 	case p.Undo != nil && p.Undo.OperationKey != "" && p.Undo.OperationKey != p.OperationKey:
 		return fmt.Errorf("undo entry is for operation key %q", p.Undo.OperationKey)
+	case p.Spend != nil && (p.Spend.ApprovalID == "" || p.Spend.UsedBy == ""):
+		return errors.New("a spend names its approval request and its spender")
+	case p.Spend != nil && p.Spend.MintTTL > 0 && p.Spend.MintActor == "":
+		return errors.New("a minted token names its minter")
 	}
 	return nil
 }
 
 func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
-	switch p.Status {
-	case maestrotype.EffectSucceeded, maestrotype.EffectFailed, maestrotype.EffectNeedsReconciliation:
-	default:
-		return fmt.Errorf("error settling effect %q: status %q is not final", p.OperationKey, p.Status)
-	}
-	receipt, err := jsonArg(p.Receipt)
+	args, err := p.args()
 	if err != nil {
 		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
 	}
-	result, err := jsonArg(p.Result)
-	if err != nil {
-		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
-	}
-
-	res, err := l.db.ExecContext(ctx, l.query("EffectSettle"),
-		p.OperationKey,
-		p.Owner,
-		string(p.Status),
-		receipt,
-		rawJSONArg(p.AfterState),
-		result,
-		textArg(p.Error),
-	)
+	res, err := l.db.ExecContext(ctx, l.query("EffectSettle"), args...)
 	if err == nil {
 		// No row: the key was taken over, already settled or never claimed.
 		// In each case this owner does not hold the lease.
@@ -169,6 +196,102 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 	}
 	if err != nil {
 		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return nil
+}
+
+// EffectSettleFinish is one statement on PostgreSQL and one transaction on
+// SQLite: the settle's outcome and the invocation's are never apart, and
+// the session's rollback is read where they are written.
+func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (bool, error) {
+	args, err := p.args()
+	if err == nil {
+		err = f.validate()
+	}
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	obs, err := jsonArg(&f.Observation)
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	back, err := jsonArg(f.RollingBack)
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	finish := []any{f.InvocationID, string(f.State), obs, textArg(f.SessionID), back}
+
+	var settled, rollingBack, finished bool
+	if l.writeCTEs {
+		err = l.db.QueryRowContext(ctx, l.query("EffectSettleFinish"), append(args, finish...)...).
+			Scan(&settled, &rollingBack, &finished)
+	} else {
+		err = l.withTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, l.query("EffectSettle"), args...)
+			if err != nil {
+				return err
+			}
+			if err := expectOne(res, ErrLeaseLost); err != nil {
+				return err
+			}
+			settled = true
+			// No invocation row leaves the settle standing, as the one
+			// statement does on PostgreSQL.
+			err = tx.QueryRowContext(ctx, l.query("EffectSettleFinish"), finish...).Scan(&rollingBack)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			finished = err == nil
+			return err
+		})
+	}
+	switch {
+	case err != nil:
+	case !settled:
+		// No row: the key was taken over, already settled or never claimed.
+		// In each case this owner does not hold the lease.
+		err = ErrLeaseLost
+	case !finished:
+		err = fmt.Errorf("invocation %q: %w", f.InvocationID, ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return rollingBack, nil
+}
+
+// args are EffectSettle's arguments.
+func (p EffectSettleParams) args() ([]any, error) {
+	switch p.Status {
+	case maestrotype.EffectSucceeded, maestrotype.EffectFailed, maestrotype.EffectNeedsReconciliation:
+	default:
+		return nil, fmt.Errorf("status %q is not final", p.Status)
+	}
+	receipt, err := jsonArg(p.Receipt)
+	if err != nil {
+		return nil, err
+	}
+	result, err := jsonArg(p.Result)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		p.OperationKey,
+		p.Owner,
+		string(p.Status),
+		receipt,
+		rawJSONArg(p.AfterState),
+		result,
+		textArg(p.Error),
+	}, nil
+}
+
+func (f InvocationFinishParams) validate() error {
+	switch {
+	case f.InvocationID == "":
+		return errors.New("the invocation to finish is required")
+	case !f.State.Terminal():
+		return fmt.Errorf("invocation state %q is not final", f.State)
 	}
 	return nil
 }

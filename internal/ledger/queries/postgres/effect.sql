@@ -73,3 +73,28 @@ LIMIT $1;
 UPDATE effects
 SET lease_owner = $3, lease_expires_at = now() + $4::bigint * interval '1 millisecond', updated_at = now()
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectSettleFinish
+-- EffectSettle and the invocation's outcome in one statement, so one round
+-- trip commits both or neither: the invocation is finished only if the
+-- settle matched ($1…$7 as EffectSettle). $8…$10 are the invocation, its
+-- state and observation; $12, when not NULL, is recorded instead of $10 if
+-- the rollback of session $11 has begun. Returns whether the effect
+-- settled, whether $12 was recorded, and whether the invocation finished.
+WITH settled AS (
+    UPDATE effects
+    SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
+    WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress'
+    RETURNING operation_key
+), rolling AS (
+    SELECT $12::jsonb IS NOT NULL
+           AND EXISTS (SELECT 1 FROM sessions WHERE id = $11 AND rollback_started_at IS NOT NULL) AS back
+), finished AS (
+    UPDATE invocations
+    SET state = $9,
+        observation = CASE WHEN (SELECT back FROM rolling) THEN $12::jsonb ELSE $10::jsonb END,
+        updated_at = now()
+    WHERE id = $8 AND EXISTS (SELECT 1 FROM settled)
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling), EXISTS (SELECT 1 FROM finished);
