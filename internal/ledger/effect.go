@@ -30,17 +30,24 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	}
 	leaseMillis := p.LeaseTTL.Milliseconds()
 
+	if l.writeCTEs && p.Spend == nil {
+		// Most claims are new: one statement claims them, and only a key
+		// already taken or a closed session needs the transaction below.
+		res, ok, err := l.claimNew(ctx, l.db, p)
+		if err != nil {
+			return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
+		}
+		if ok {
+			return res, nil
+		}
+	}
+
 	var res EffectClaimResult
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
-		closed, err := l.sessionClosedToClaims(ctx, tx, p.SessionID)
-		if err != nil {
-			return err
-		}
 		if p.Spend != nil {
 			// The token is spent before the key is claimed and in the same
 			// transaction: a claim without its spend, or a spend without
-			// its claim, never commits. The session is locked first, in the
-			// order a rollback takes its locks.
+			// its claim, never commits.
 			tok, refusal, err := l.spendForClaim(ctx, tx, p)
 			if err != nil {
 				return err
@@ -50,6 +57,17 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 				res = EffectClaimResult{Spend: fmt.Errorf("error spending token of approval request %q: %w", p.Spend.ApprovalID, refusal), Token: tok}
 				return nil
 			}
+			if l.writeCTEs {
+				got, ok, err := l.claimNew(ctx, tx, p)
+				if err != nil || ok {
+					res = got
+					return err
+				}
+			}
+		}
+		closed, err := l.sessionClosedToClaims(ctx, tx, p.SessionID)
+		if err != nil {
+			return err
 		}
 		eff, err := scanEffect(tx.QueryRowContext(ctx, l.query("EffectInsert"),
 			p.OperationKey,
@@ -114,6 +132,54 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 		return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
 	}
 	return res, nil
+}
+
+// claimNew claims a key no one holds in one statement (EffectClaimNewCTE)
+// and reports ok; ok is false, with nothing written, when the key is taken
+// or the session is being rolled back.
+func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (EffectClaimResult, bool, error) {
+	undo := []any{nil, nil, nil, nil, nil}
+	if p.Undo != nil {
+		u := *p.Undo
+		undo = []any{idOr(u.ID, "undo"), u.SessionID, u.CompensationTool, textArg(u.CompensationVersion), rawJSONArg(u.ArgsSnapshot)}
+	}
+	row := q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), append([]any{
+		p.OperationKey,
+		textArg(p.InvocationID),
+		p.Tool,
+		p.PayloadHash,
+		p.Owner,
+		p.LeaseTTL.Milliseconds(),
+		rawJSONArg(p.BeforeState),
+		textArg(string(p.EffectClass)),
+		textArg(p.CatalogVersion),
+		textArg(p.SessionID),
+	}, undo...)...)
+
+	var (
+		u      UndoEntry
+		noUndo [11]any
+		extra  []any
+	)
+	if p.Undo != nil {
+		extra = undoDest(&u)
+	} else {
+		for i := range noUndo {
+			extra = append(extra, &noUndo[i])
+		}
+	}
+	eff, err := scanEffect(row, extra...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return EffectClaimResult{}, false, nil
+	case err != nil:
+		return EffectClaimResult{}, false, fmt.Errorf("error inserting effect: %w", err)
+	}
+	res := EffectClaimResult{Outcome: ClaimNew, Effect: eff}
+	if p.Undo != nil {
+		res.Undo = &u
+	}
+	return res, true, nil
 }
 
 // spendForClaim spends p.Spend's token for p.PayloadHash under the
@@ -223,7 +289,7 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 
 	var settled, rollingBack, finished bool
 	if l.writeCTEs {
-		err = l.db.QueryRowContext(ctx, l.query("EffectSettleFinish"), append(args, finish...)...).
+		err = l.db.QueryRowContext(ctx, l.query("EffectSettleFinishCTE"), append(args, finish...)...).
 			Scan(&settled, &rollingBack, &finished)
 	} else {
 		err = l.withTx(ctx, func(tx *sql.Tx) error {
@@ -237,7 +303,7 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 			settled = true
 			// No invocation row leaves the settle standing, as the one
 			// statement does on PostgreSQL.
-			err = tx.QueryRowContext(ctx, l.query("EffectSettleFinish"), finish...).Scan(&rollingBack)
+			err = tx.QueryRowContext(ctx, l.query("InvocationFinishSettled"), finish...).Scan(&rollingBack)
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}

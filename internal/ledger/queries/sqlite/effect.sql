@@ -75,12 +75,11 @@ SET lease_owner = $3,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 
--- name: EffectSettleFinish
--- SQLite has no data-modifying CTEs: this finishes the invocation in the
--- transaction whose first statement is EffectSettle. $1…$3 are the
--- invocation, its state and observation; $5, when not NULL, is recorded
--- instead of $3 if the rollback of session $4 has begun. Returns whether
--- $5 was recorded.
+-- name: InvocationFinishSettled
+-- The invocation's part of EffectSettleFinish, in the transaction whose
+-- first statement is EffectSettle. $1…$3 are the invocation, its state and
+-- observation; $5, when not NULL, is recorded instead of $3 if the
+-- rollback of session $4 has begun. Returns whether $5 was recorded.
 UPDATE invocations
 SET state = $2,
     observation = CASE
