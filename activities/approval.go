@@ -13,14 +13,19 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// resolveApproval reads a gated call's decision from the ledger. It returns
-// the token spend the call owes only for an approved request, and then
-// rewrites in to the frozen (possibly modified) arguments the approver
-// saw; the spend is bound to their hash. For any other decision the
-// outcome is recorded and the spend is nil.
-func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput) (workflows.InvocationResult, *ledger.ApprovalSpend, error) {
-	req, err := a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID)
-	if err != nil {
+// resolveApproval resolves a gated call's decision: req as a claim found
+// it, or read from the ledger when req is nil. It returns the request only
+// when approved, and then rewrites in to the frozen (possibly modified)
+// arguments the approver saw, whose hash the token spend is bound to. For
+// any other decision the outcome is recorded and the request is nil.
+func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, found *ledger.ApprovalRequest) (workflows.InvocationResult, *ledger.ApprovalRequest, error) {
+	var (
+		req ledger.ApprovalRequest
+		err error
+	)
+	if found != nil {
+		req = *found
+	} else if req, err = a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID); err != nil {
 		return workflows.InvocationResult{}, nil, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
 	}
 	if req.Status == ledger.ApprovalPending && in.ApprovalExpired {
@@ -75,17 +80,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 				fmt.Errorf("approval %s: frozen arguments no longer hash to the approved value", req.ID))
 		}
 		in.Args, in.ArgsHash = req.Args, req.ArgsHash
-		// The spender is the invocation, so a retry of this same
-		// invocation after a crash may go on to the ledger (which keeps the
-		// effect to one); anything else holding a spent, expired or
-		// mismatched token is refused.
-		spend := &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:" + in.InvocationID}
-		if req.Status == ledger.ApprovalAutoApproved {
-			// A policy decided, so a policy mints the token it needs and
-			// this execution spends it in the same transaction.
-			spend.MintTTL, spend.MintActor = a.cfg.TokenTTL, req.DecidedBy
-		}
-		return workflows.InvocationResult{}, spend, nil
+		return workflows.InvocationResult{}, &req, nil
 	}
 	return workflows.InvocationResult{}, nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("approval %s has unknown status %q", req.ID, req.Status))
 }
@@ -94,13 +89,16 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 // arguments on its own, for a call with no single claim to spend it with
 // (a read, a composite effect). ok is false when the spend was refused
 // and the outcome recorded.
-func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, s *ledger.ApprovalSpend) (workflows.InvocationResult, bool, error) {
+func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, req ledger.ApprovalRequest) (workflows.InvocationResult, bool, error) {
+	s := a.spendFor(in)
 	var (
 		tok ledger.ApprovalToken
 		err error
 	)
-	if s.MintTTL > 0 {
-		tok, err = a.cfg.Store.ApprovalTokenMintSpend(ctx, s.ApprovalID, s.MintTTL, s.MintActor, s.UsedBy)
+	if req.Status == ledger.ApprovalAutoApproved {
+		// A policy decided, so a policy mints the token it needs and this
+		// execution spends it in the same transaction.
+		tok, err = a.cfg.Store.ApprovalTokenMintSpend(ctx, s.ApprovalID, s.MintTTL, req.DecidedBy, s.UsedBy)
 	} else {
 		tok, err = a.cfg.Store.ApprovalTokenSpend(ctx, s.ApprovalID, in.ArgsHash, s.UsedBy)
 	}

@@ -27,6 +27,9 @@ type execution struct {
 	obs      mt.Observation
 	// announced is set when the recording also told the answer board.
 	announced bool
+	// undecided is the spend's request when the claim found it not
+	// approved for the call's arguments: nothing was claimed.
+	undecided *ledger.ApprovalRequest
 }
 
 type executionKey struct{}

@@ -48,9 +48,13 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 			// The token is spent before the key is claimed and in the same
 			// transaction: a claim without its spend, or a spend without
 			// its claim, never commits.
-			tok, refusal, err := l.spendForClaim(ctx, tx, p)
+			tok, undecided, refusal, err := l.spendForClaim(ctx, tx, p)
 			if err != nil {
 				return err
+			}
+			if undecided != nil {
+				res = EffectClaimResult{Approval: undecided}
+				return nil
 			}
 			if refusal != nil && !(errors.Is(refusal, ErrTokenUsed) && tok.UsedBy == p.Spend.UsedBy) {
 				// The refusal's event commits; nothing is claimed.
@@ -184,28 +188,38 @@ func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (
 
 // spendForClaim spends p.Spend's token for p.PayloadHash under the
 // request's lock, minting it first for a request a policy approved. A
-// refusal is returned as refusal, its event written to tx.
-func (l *ledger) spendForClaim(ctx context.Context, tx *sql.Tx, p EffectClaimParams) (tok ApprovalToken, refusal, err error) {
+// request not approved for p.PayloadHash comes back as undecided, with
+// nothing written; a refusal is returned as refusal, its event written to
+// tx.
+func (l *ledger) spendForClaim(ctx context.Context, tx *sql.Tx, p EffectClaimParams) (tok ApprovalToken, undecided *ApprovalRequest, refusal, err error) {
 	s := p.Spend
 	req, err := l.approvalLock(ctx, tx, s.ApprovalID)
 	if err != nil {
-		return ApprovalToken{}, nil, fmt.Errorf("error spending token of approval request %q: %w", s.ApprovalID, err)
+		return ApprovalToken{}, nil, nil, fmt.Errorf("error spending token of approval request %q: %w", s.ApprovalID, err)
 	}
-	if s.MintTTL > 0 {
-		if req.Status != ApprovalAutoApproved {
-			return ApprovalToken{}, nil, fmt.Errorf("error minting token of approval request %q: request is %s, and only a request a policy approved mints its own token: %w", req.ID, req.Status, ErrApprovalNotPending)
+	approved := req.Status == ApprovalApproved || req.Status == ApprovalAutoApproved
+	// Frozen arguments that no longer hash to their hash were changed
+	// behind the request's back: the caller refuses them, not the claim.
+	if !approved || req.ArgsHash != p.PayloadHash || sha256Hex(req.Args) != req.ArgsHash {
+		return ApprovalToken{}, &req, nil, nil
+	}
+	if req.Status == ApprovalAutoApproved {
+		if s.MintTTL <= 0 {
+			return ApprovalToken{}, nil, nil, fmt.Errorf("error minting token of approval request %q: TTL must be positive, got %s", req.ID, s.MintTTL)
 		}
-		_, err := l.mintToken(ctx, tx, req, s.MintTTL, s.MintActor)
+		_, err := l.mintToken(ctx, tx, req, s.MintTTL, req.DecidedBy)
 		switch {
 		case errors.Is(err, ErrTokenUsed):
 			// Spent already: say so as a spend would, so an attempt
 			// retried after a crash recognises its own spend.
-			return l.refuseSpend(ctx, tx, req, p.PayloadHash, s.UsedBy)
+			tok, refusal, err = l.refuseSpend(ctx, tx, req, p.PayloadHash, s.UsedBy)
+			return tok, nil, refusal, err
 		case err != nil:
-			return ApprovalToken{}, nil, fmt.Errorf("error minting token of approval request %q: %w", req.ID, err)
+			return ApprovalToken{}, nil, nil, fmt.Errorf("error minting token of approval request %q: %w", req.ID, err)
 		}
 	}
-	return l.spendLocked(ctx, tx, req, p.PayloadHash, s.UsedBy)
+	tok, refusal, err = l.spendLocked(ctx, tx, req, p.PayloadHash, s.UsedBy)
+	return tok, nil, refusal, err
 }
 
 // errSessionClosed rolls back a new claim in a session being rolled back.
@@ -243,8 +257,6 @@ func (p EffectClaimParams) validate() error {
 		return fmt.Errorf("undo entry is for operation key %q", p.Undo.OperationKey)
 	case p.Spend != nil && (p.Spend.ApprovalID == "" || p.Spend.UsedBy == ""):
 		return errors.New("a spend names its approval request and its spender")
-	case p.Spend != nil && p.Spend.MintTTL > 0 && p.Spend.MintActor == "":
-		return errors.New("a minted token names its minter")
 	}
 	return nil
 }

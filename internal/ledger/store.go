@@ -642,9 +642,12 @@ type EffectClaimParams struct {
 	SessionID string
 	// Spend is optional: an approved call's token is spent (and, for a
 	// request a policy approved, minted first) in the claim's transaction,
-	// bound to PayloadHash. A refused spend commits its refusal event and
-	// claims nothing (EffectClaimResult.Spend); a token this same spender
-	// spent already (a retry after a crash) lets the claim go on.
+	// bound to PayloadHash. A request not approved, or approved for other
+	// arguments than PayloadHash, claims nothing and comes back as it
+	// stands (EffectClaimResult.Approval). A refused spend commits its
+	// refusal event and claims nothing (EffectClaimResult.Spend); a token
+	// this same spender spent already (a retry after a crash) lets the
+	// claim go on.
 	Spend *ApprovalSpend
 }
 
@@ -653,11 +656,10 @@ type ApprovalSpend struct {
 	ApprovalID string
 	// UsedBy names the spender, the invocation that executes the call.
 	UsedBy string
-	// MintTTL, when positive, mints the token first: only for a request a
-	// policy approved, which mints the token it needs. MintActor is
-	// recorded as the minter.
-	MintTTL   time.Duration
-	MintActor string
+	// MintTTL is the life of the token a request a policy approved mints
+	// for itself, its deciding policy recorded as the minter; a human's
+	// approval minted its token with the decision.
+	MintTTL time.Duration
 }
 
 // EffectClaimResult is the outcome of EffectClaim and the row as it stands.
@@ -672,6 +674,10 @@ type EffectClaimResult struct {
 	// spend found, if any.
 	Spend error
 	Token ApprovalToken
+	// Approval is the spend's request as the claim found it when it was
+	// not approved for PayloadHash (pending, rejected, timed out, or
+	// approved with modified arguments): nothing was written.
+	Approval *ApprovalRequest
 }
 
 // InvocationFinishParams record an invocation's outcome with the settle

@@ -21,7 +21,7 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 		spender := "invocation:" + req.InvocationID
 		p := claimParams("worker-a", time.Hour)
 		p.PayloadHash = req.ArgsHash
-		p.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: spender, MintTTL: time.Hour, MintActor: req.DecidedBy}
+		p.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: spender, MintTTL: time.Hour}
 
 		got, err := s.EffectClaim(ctx, p)
 		require.NoError(t, err)
@@ -38,7 +38,7 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 		// Anyone else is refused, and claims nothing.
 		other := claimParams("worker-c", time.Hour)
 		other.PayloadHash = req.ArgsHash
-		other.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:other", MintTTL: time.Hour, MintActor: req.DecidedBy}
+		other.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:other", MintTTL: time.Hour}
 		refused, err := s.EffectClaim(ctx, other)
 		require.NoError(t, err)
 		require.ErrorIs(t, refused.Spend, ledger.ErrTokenUsed)
@@ -62,10 +62,29 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 		p.PayloadHash = hashOf([]byte(`{"other":"args"}`))
 		p.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:x"}
 
+		// Other arguments than the approved ones: the request comes back
+		// for the caller to resolve, and nothing is written.
 		got, err := s.EffectClaim(ctx, p)
 		require.NoError(t, err)
-		require.ErrorIs(t, got.Spend, ledger.ErrTokenMismatch)
+		require.NoError(t, got.Spend)
+		require.NotNil(t, got.Approval)
+		require.Equal(t, req.ArgsHash, got.Approval.ArgsHash)
 		_, err = s.EffectGet(ctx, p.OperationKey)
+		require.ErrorIs(t, err, ledger.ErrNotFound)
+		requireEventKinds(t, s, req.ID, []ledger.ApprovalEventKind{
+			ledger.ApprovalEventRequested, ledger.ApprovalEventApproved, ledger.ApprovalEventTokenMinted,
+		})
+
+		// So does a request still pending.
+		pending := openRequest(t, ctx, s)
+		q := claimParams("worker-a", time.Hour)
+		q.PayloadHash = pending.ArgsHash
+		q.Spend = &ledger.ApprovalSpend{ApprovalID: pending.ID, UsedBy: "invocation:y"}
+		got, err = s.EffectClaim(ctx, q)
+		require.NoError(t, err)
+		require.NotNil(t, got.Approval)
+		require.Equal(t, ledger.ApprovalPending, got.Approval.Status)
+		_, err = s.EffectGet(ctx, q.OperationKey)
 		require.ErrorIs(t, err, ledger.ErrNotFound)
 
 		p.PayloadHash = req.ArgsHash
