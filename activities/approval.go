@@ -13,13 +13,20 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
-// resolveApproval reads a gated call's decision from the ledger. It reports
-// proceed=true only for an approved request, and then rewrites in to the
-// frozen (possibly modified) arguments the approver saw.
-func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput) (workflows.InvocationResult, bool, error) {
-	req, err := a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID)
-	if err != nil {
-		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
+// resolveApproval resolves a gated call's decision: req as a claim found
+// it, or read from the ledger when req is nil. It returns the request only
+// when approved, and then rewrites in to the frozen (possibly modified)
+// arguments the approver saw, whose hash the token spend is bound to. For
+// any other decision the outcome is recorded and the request is nil.
+func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, found *ledger.ApprovalRequest) (workflows.InvocationResult, *ledger.ApprovalRequest, error) {
+	var (
+		req ledger.ApprovalRequest
+		err error
+	)
+	if found != nil {
+		req = *found
+	} else if req, err = a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID); err != nil {
+		return workflows.InvocationResult{}, nil, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
 	}
 	if req.Status == ledger.ApprovalPending && in.ApprovalExpired {
 		to := ledger.ApprovalTimedOut
@@ -28,13 +35,13 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 		}
 		req, err = a.cfg.Store.ApprovalRequestExpire(ctx, in.ApprovalID, to)
 		if err != nil {
-			return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error closing expired approval request: %w", err))
+			return workflows.InvocationResult{}, nil, retryable(ErrTypeLedger, fmt.Errorf("error closing expired approval request: %w", err))
 		}
 	}
 	src := source(tool, *in)
 	switch req.Status {
 	case ledger.ApprovalPending:
-		return workflows.InvocationResult{State: mt.InvocationAwaitingApproval}, false, nil
+		return workflows.InvocationResult{State: mt.InvocationAwaitingApproval}, nil, nil
 	case ledger.ApprovalRejected:
 		f := observation.Failure{
 			Code:          mt.CodeApprovalRejected,
@@ -46,7 +53,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 		}
 		halted, err := a.haltOnReject(ctx, req, in.SessionID)
 		if err != nil {
-			return workflows.InvocationResult{}, false, err
+			return workflows.InvocationResult{}, nil, err
 		}
 		if halted {
 			f.Summary = fmt.Sprintf("%s was rejected by an approver; nothing was done and session %s is halted", in.Tool, in.SessionID)
@@ -55,7 +62,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 			f.Payload = map[string]any{"session_state": mt.SessionHalted, "session_id": in.SessionID}
 		}
 		res, err := a.finish(ctx, *in, mt.InvocationRejected, observation.Error(f, src))
-		return res, false, err
+		return res, nil, err
 	case ledger.ApprovalTimedOut:
 		res, err := a.finish(ctx, *in, mt.InvocationTimedOut, observation.Error(observation.Failure{
 			Code:          mt.CodeApprovalTimedOut,
@@ -65,29 +72,25 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 			StopCondition: "Do not retry automatically: a new request needs a new operation key.",
 			Wording:       "I couldn't get that approved in time, so it hasn't been done yet.",
 		}, src))
-		return res, false, err
+		return res, nil, err
 	case ledger.ApprovalApproved, ledger.ApprovalAutoApproved:
 		_, hash, err := approval.Canonicalize(req.Args)
 		if err != nil || hash != req.ArgsHash {
-			return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant,
+			return workflows.InvocationResult{}, nil, nonRetryable(workflows.ErrTypeInvariant,
 				fmt.Errorf("approval %s: frozen arguments no longer hash to the approved value", req.ID))
 		}
-		if res, ok, err := a.spendToken(ctx, tool, in, req); !ok || err != nil {
-			return res, false, err
-		}
 		in.Args, in.ArgsHash = req.Args, req.ArgsHash
-		return workflows.InvocationResult{}, true, nil
+		return workflows.InvocationResult{}, &req, nil
 	}
-	return workflows.InvocationResult{}, false, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("approval %s has unknown status %q", req.ID, req.Status))
+	return workflows.InvocationResult{}, nil, nonRetryable(workflows.ErrTypeInvariant, fmt.Errorf("approval %s has unknown status %q", req.ID, req.Status))
 }
 
 // spendToken spends the approval's single-use token for the frozen
-// arguments. The spender is the invocation, so a retry of this same
-// invocation after a crash may go on to the ledger (which keeps the effect
-// to one); anything else holding a spent, expired or mismatched token is
-// refused.
-func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workflows.ExecuteInput, req ledger.ApprovalRequest) (workflows.InvocationResult, bool, error) {
-	spender := "invocation:" + in.InvocationID
+// arguments on its own, for a call with no single claim to spend it with
+// (a read, a composite effect). ok is false when the spend was refused
+// and the outcome recorded.
+func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, req ledger.ApprovalRequest) (workflows.InvocationResult, bool, error) {
+	s := a.spendFor(in)
 	var (
 		tok ledger.ApprovalToken
 		err error
@@ -95,38 +98,49 @@ func (a *Activities) spendToken(ctx context.Context, tool *tools.Tool, in *workf
 	if req.Status == ledger.ApprovalAutoApproved {
 		// A policy decided, so a policy mints the token it needs and this
 		// execution spends it in the same transaction.
-		tok, err = a.cfg.Store.ApprovalTokenMintSpend(ctx, req.ID, a.cfg.TokenTTL, req.DecidedBy, spender)
+		tok, err = a.cfg.Store.ApprovalTokenMintSpend(ctx, s.ApprovalID, s.MintTTL, req.DecidedBy, s.UsedBy)
 	} else {
-		tok, err = a.cfg.Store.ApprovalTokenSpend(ctx, req.ID, req.ArgsHash, spender)
+		tok, err = a.cfg.Store.ApprovalTokenSpend(ctx, s.ApprovalID, in.ArgsHash, s.UsedBy)
 	}
 	switch {
 	case err == nil:
 		return workflows.InvocationResult{}, true, nil
-	case errors.Is(err, ledger.ErrTokenUsed) && tok.UsedBy == spender:
+	case errors.Is(err, ledger.ErrTokenUsed) && tok.UsedBy == s.UsedBy:
 		return workflows.InvocationResult{}, true, nil
-	case errors.Is(err, ledger.ErrTokenExpired):
-		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
+	case isSpendRefusal(err):
+		res, ferr := a.spendRefused(ctx, tool, in, s.ApprovalID, err)
+		return res, false, ferr
+	default:
+		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error spending approval token: %w", err))
+	}
+}
+
+func isSpendRefusal(err error) bool {
+	return errors.Is(err, ledger.ErrTokenExpired) || errors.Is(err, ledger.ErrTokenUsed) ||
+		errors.Is(err, ledger.ErrTokenMismatch) || errors.Is(err, ledger.ErrNoToken)
+}
+
+// spendRefused records the outcome of a call whose token spend was
+// refused: nothing was done.
+func (a *Activities) spendRefused(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, approvalID string, err error) (workflows.InvocationResult, error) {
+	if errors.Is(err, ledger.ErrTokenExpired) {
+		return a.finish(ctx, in, mt.InvocationFailed, observation.Error(observation.Failure{
 			Code:          mt.CodeApprovalExpired,
 			Summary:       fmt.Sprintf("The approval for %s expired before it could run; nothing was done", in.Tool),
 			RootCause:     "An approval token is valid for a short time only, and it ran out before execution.",
 			Remediation:   "Tell the person it has not been done; ask again with a new operation key so an approver can decide afresh.",
 			StopCondition: "Do not retry with this operation key.",
 			Wording:       "That was approved, but too late to go through; it hasn't been done yet.",
-		}, source(tool, *in)))
-		return res, false, ferr
-	case errors.Is(err, ledger.ErrTokenUsed), errors.Is(err, ledger.ErrTokenMismatch), errors.Is(err, ledger.ErrNoToken):
-		res, ferr := a.finish(ctx, *in, mt.InvocationFailed, observation.Error(observation.Failure{
-			Code:          mt.CodeApprovalClosed,
-			Summary:       fmt.Sprintf("%s was refused at execution: %v; nothing was done", in.Tool, err),
-			RootCause:     "An approval authorises one execution of exactly the approved arguments.",
-			Remediation:   "Tell the person it has not been done; an operator should review approval " + req.ID + ".",
-			StopCondition: "Do not retry with this operation key.",
-			Wording:       "I wasn't able to do that; the team will review it.",
-		}, source(tool, *in)))
-		return res, false, ferr
-	default:
-		return workflows.InvocationResult{}, false, retryable(ErrTypeLedger, fmt.Errorf("error spending approval token: %w", err))
+		}, source(tool, in)))
 	}
+	return a.finish(ctx, in, mt.InvocationFailed, observation.Error(observation.Failure{
+		Code:          mt.CodeApprovalClosed,
+		Summary:       fmt.Sprintf("%s was refused at execution: %v; nothing was done", in.Tool, err),
+		RootCause:     "An approval authorises one execution of exactly the approved arguments.",
+		Remediation:   "Tell the person it has not been done; an operator should review approval " + approvalID + ".",
+		StopCondition: "Do not retry with this operation key.",
+		Wording:       "I wasn't able to do that; the team will review it.",
+	}, source(tool, in)))
 }
 
 // haltOnReject halts the session of a rejected call when its agent's policy

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 
+	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/failpoint"
@@ -26,9 +27,16 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 	if err != nil {
 		return workflows.InvocationResult{}, err
 	}
+	var approved *ledger.ApprovalRequest
 	if in.Route == mt.RouteGated {
-		res, proceed, err := a.resolveApproval(ctx, tool, &in)
-		if err != nil || !proceed {
+		// A call run as admitted spends its token with its claim, which
+		// reads the decision under the request's lock: only a call not
+		// approved as admitted reads its request first.
+		res, req, done, err := a.executeAsAdmitted(ctx, tool, in)
+		if done || err != nil {
+			return res, err
+		}
+		if res, approved, err = a.resolveApproval(ctx, tool, &in, req); err != nil || approved == nil {
 			return res, err
 		}
 	}
@@ -42,10 +50,18 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 			StopCondition: "Stop if the same arguments fail again.",
 		}, source(tool, in)))
 	}
+	parts, composite := a.cfg.Connectors.Parts(call)
+	if approved != nil && (in.Route == mt.RouteRead || composite) {
+		// No single claim to spend the token with: spend it first.
+		if res, ok, err := a.spendToken(ctx, tool, in, *approved); !ok || err != nil {
+			return res, err
+		}
+		approved = nil
+	}
 	if in.Route == mt.RouteRead {
 		return a.read(ctx, tool, in, call)
 	}
-	if parts, ok := a.cfg.Connectors.Parts(call); ok {
+	if composite {
 		res, err := a.compositeEffect(ctx, tool, in, parts, inCall)
 		if err != nil || res.State == mt.InvocationRunning {
 			// Running: the answer is recorded and the remaining parts
@@ -54,9 +70,80 @@ func (a *Activities) Execute(ctx context.Context, in workflows.ExecuteInput) (wo
 		}
 		return a.finish(ctx, in, res.State, res.Observation)
 	}
-	res, err := a.effect(ctx, tool, in, call)
+	var spend *ledger.ApprovalSpend
+	if approved != nil {
+		spend = a.spendFor(in)
+	}
+	res, undecided, _, err := a.runEffect(ctx, tool, in, call, spend)
+	if err == nil && undecided != nil {
+		// Read approved for these very arguments a moment ago: decisions
+		// are final, so this is a ledger out of step; a retry reads again.
+		return workflows.InvocationResult{}, retryable(ErrTypeLedger,
+			fmt.Errorf("approval %s is %s for other arguments than the ones it approved", undecided.ID, undecided.Status))
+	}
+	return res, err
+}
+
+// executeAsAdmitted runs a gated call with the arguments it was admitted
+// with, its token spent with its claim. done is false when it did not run:
+// its request is not approved for those arguments (req, read under the
+// claim's lock), or it is no single effect, or it cannot be rendered (req
+// nil); the caller then resolves the request.
+func (a *Activities) executeAsAdmitted(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput) (res workflows.InvocationResult, req *ledger.ApprovalRequest, done bool, err error) {
+	if in.ApprovalID == "" {
+		return res, nil, false, nil
+	}
+	call, err := renderCall(tool, in)
 	if err != nil {
-		return workflows.InvocationResult{}, err
+		return res, nil, false, nil
+	}
+	if _, composite := a.cfg.Connectors.Parts(call); composite {
+		return res, nil, false, nil
+	}
+	// What is sent must hash to what was approved; the claim binds the
+	// token to this hash.
+	if _, hash, err := approval.Canonicalize(in.Args); err != nil || hash != in.ArgsHash {
+		return res, nil, false, nil
+	}
+	return a.runEffect(ctx, tool, in, call, a.spendFor(in))
+}
+
+// spendFor is the token spend of in's approval. The spender is the
+// invocation, so a retry of this same invocation after a crash may go on
+// to the ledger (which keeps the effect to one); anything else holding a
+// spent, expired or mismatched token is refused.
+func (a *Activities) spendFor(in workflows.ExecuteInput) *ledger.ApprovalSpend {
+	return &ledger.ApprovalSpend{ApprovalID: in.ApprovalID, UsedBy: "invocation:" + in.InvocationID, MintTTL: a.cfg.TokenTTL}
+}
+
+// runEffect performs a single effect under the ledger and records its
+// outcome, spending spend's token with the claim. undecided is the
+// spend's request when it is not approved for in's arguments: nothing was
+// claimed, spent or recorded, and done is false.
+func (a *Activities) runEffect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call, spend *ledger.ApprovalSpend) (res workflows.InvocationResult, undecided *ledger.ApprovalRequest, done bool, err error) {
+	e := &execution{invocationID: in.InvocationID, tool: tool, spend: spend}
+	res, err = a.effect(withExecution(ctx, e), tool, in, call)
+	if err != nil {
+		return workflows.InvocationResult{}, nil, true, err
+	}
+	if e.undecided != nil {
+		return workflows.InvocationResult{}, e.undecided, false, nil
+	}
+	res, err = a.recordEffect(ctx, tool, in, e, res)
+	return res, nil, true, err
+}
+
+// recordEffect records an effect's outcome on its invocation, unless the
+// settle recorded it already.
+func (a *Activities) recordEffect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, e *execution, res workflows.InvocationResult) (workflows.InvocationResult, error) {
+	var err error
+	switch {
+	case e.announced:
+		return outcome(e.state, e.obs)
+	case e.recorded:
+		// Recorded with the settle: only the answer board and the
+		// session are left to tell.
+		return a.announce(ctx, in, e.state, e.obs)
 	}
 	if res.State == mt.InvocationSucceeded {
 		if res.Observation, err = a.duringRollback(ctx, tool, in, res.Observation); err != nil {
@@ -127,7 +214,16 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 		// A rollback that began before this claim refuses it; a
 		// compensation is the rollback's own work.
 		SessionID: claimSession(in),
+		Spend:     spendOf(ctx, in),
 	})
+	if err == nil && claim.Approval != nil {
+		// Not approved for these arguments: the caller resolves it.
+		executionOf(ctx, in).undecided = claim.Approval
+		return workflows.InvocationResult{}, nil
+	}
+	if err == nil && claim.Spend != nil {
+		return a.spendRefused(ctx, tool, in, spendOf(ctx, in).ApprovalID, claim.Spend)
+	}
 	if res, done, err := claimAnswer(tool, in, claim, err); done {
 		return res, err
 	}
@@ -186,21 +282,22 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 	// effect in progress with its proof in hand.
 	wording := a.successWording(ctx, tool, in, res.Receipt, res.Payload, fallbackReceiptWording(res.Receipt))
 	obs := observation.Success(successSummary(tool, res.Receipt), wording, res.Payload, res.Receipt, source(tool, in))
-	err := a.cfg.Store.EffectSettle(ctx, ledger.EffectSettleParams{
+	p := ledger.EffectSettleParams{
 		OperationKey: in.OperationKey,
 		Owner:        owner,
 		Status:       mt.EffectSucceeded,
 		Receipt:      res.Receipt,
 		AfterState:   res.Payload,
 		Result:       &obs,
-	})
+	}
+	settled, err := a.settleOrFinish(ctx, in, p)
 	switch {
 	case errors.Is(err, ledger.ErrLeaseLost):
 		return a.lateReceipt(ctx, in, owner, res, obs)
 	case err != nil:
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
 	}
-	return outcome(mt.InvocationSucceeded, obs)
+	return settled, nil
 }
 
 func (a *Activities) settleFailure(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, ce *connectors.Error) (workflows.InvocationResult, error) {
@@ -241,12 +338,24 @@ func (a *Activities) settleUnknown(ctx context.Context, tool *tools.Tool, in wor
 }
 
 func (a *Activities) settle(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
-	err := a.cfg.Store.EffectSettle(ctx, p)
+	res, err := a.settleOrFinish(ctx, in, p)
 	if errors.Is(err, ledger.ErrLeaseLost) {
 		return a.leaseLost(ctx, in)
 	}
 	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error settling effect: %w", err))
+	}
+	return res, nil
+}
+
+// settleOrFinish settles the effect and, under an execution, records the
+// invocation's outcome with it. It returns the outcome as recorded.
+func (a *Activities) settleOrFinish(ctx context.Context, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
+	if e := executionOf(ctx, in); e != nil {
+		return a.settleFinish(ctx, e, in, p)
+	}
+	if err := a.cfg.Store.EffectSettle(ctx, p); err != nil {
+		return workflows.InvocationResult{}, err
 	}
 	return outcome(invocationState(p.Status), *p.Result)
 }
@@ -283,6 +392,15 @@ func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, stat
 	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}
+	if e := executionOf(ctx, in); e != nil {
+		e.recorded, e.announced, e.state, e.obs = true, true, state, obs
+	}
+	return a.announce(ctx, in, state, obs)
+}
+
+// announce tells the answer board and the session of an outcome the
+// ledger has committed.
+func (a *Activities) announce(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
 	a.cfg.Answers.Recorded(in.InvocationID)
 	a.notifySession(ctx, workflows.CallRecord{
 		InvocationID: in.InvocationID, OperationKey: in.OperationKey, Tool: in.Tool,

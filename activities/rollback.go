@@ -57,6 +57,13 @@ func (a *Activities) duringRollback(ctx context.Context, tool *tools.Tool, in wo
 	if sess.RollbackStartedAt == nil {
 		return obs, nil
 	}
+	return rollingBackWording(tool, obs), nil
+}
+
+// rollingBackWording is a success's observation once its session's
+// rollback has begun: undone with the rest if the tool has a
+// compensation, passed to the team if not.
+func rollingBackWording(tool *tools.Tool, obs mt.Observation) mt.Observation {
 	undone := tool.Compensation != nil
 	if undone {
 		obs.Summary += "; the session is being rolled back, and this is being undone"
@@ -66,7 +73,7 @@ func (a *Activities) duringRollback(ctx context.Context, tool *tools.Tool, in wo
 		obs.Wording = "That went through before I could stop it, and it can't be undone automatically; I'll pass it to the team."
 	}
 	obs.Payload = mergePayload(obs.Payload, map[string]any{"session_state": mt.SessionRollingBack, "being_undone": undone})
-	return obs, nil
+	return obs
 }
 
 // mergePayload adds fields to an object payload. Any other payload is

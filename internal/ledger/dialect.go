@@ -19,6 +19,11 @@ type dialect struct {
 	migrations []migration
 	// timeArg encodes a Go time as the dialect stores it.
 	timeArg func(time.Time) any
+	// writeCTEs is set when one statement may write several tables
+	// (PostgreSQL's data-modifying CTEs), so a write spanning them costs
+	// one round trip; SQLite runs such writes as a transaction of single
+	// statements, whose round trips are in-process.
+	writeCTEs bool
 }
 
 const (
@@ -45,6 +50,7 @@ func newDialect(name string) (dialect, error) {
 	switch name {
 	case dialectPostgres:
 		d.timeArg = func(t time.Time) any { return t.UTC() }
+		d.writeCTEs = true
 	case dialectSQLite:
 		d.timeArg = func(t time.Time) any { return t.UTC().Format(sqliteTimeLayout) }
 	default:

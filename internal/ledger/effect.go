@@ -30,8 +30,45 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	}
 	leaseMillis := p.LeaseTTL.Milliseconds()
 
+	if l.writeCTEs && p.Spend == nil {
+		// Most claims are new: one statement claims them, and only a key
+		// already taken or a closed session needs the transaction below.
+		res, ok, err := l.claimNew(ctx, l.db, p)
+		if err != nil {
+			return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
+		}
+		if ok {
+			return res, nil
+		}
+	}
+
 	var res EffectClaimResult
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		if p.Spend != nil {
+			// The token is spent before the key is claimed and in the same
+			// transaction: a claim without its spend, or a spend without
+			// its claim, never commits.
+			tok, undecided, refusal, err := l.spendForClaim(ctx, tx, p)
+			if err != nil {
+				return err
+			}
+			if undecided != nil {
+				res = EffectClaimResult{Approval: undecided}
+				return nil
+			}
+			if refusal != nil && !(errors.Is(refusal, ErrTokenUsed) && tok.UsedBy == p.Spend.UsedBy) {
+				// The refusal's event commits; nothing is claimed.
+				res = EffectClaimResult{Spend: fmt.Errorf("error spending token of approval request %q: %w", p.Spend.ApprovalID, refusal), Token: tok}
+				return nil
+			}
+			if l.writeCTEs {
+				got, ok, err := l.claimNew(ctx, tx, p)
+				if err != nil || ok {
+					res = got
+					return err
+				}
+			}
+		}
 		closed, err := l.sessionClosedToClaims(ctx, tx, p.SessionID)
 		if err != nil {
 			return err
@@ -101,6 +138,90 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	return res, nil
 }
 
+// claimNew claims a key no one holds in one statement (EffectClaimNewCTE)
+// and reports ok; ok is false, with nothing written, when the key is taken
+// or the session is being rolled back.
+func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (EffectClaimResult, bool, error) {
+	undo := []any{nil, nil, nil, nil, nil}
+	if p.Undo != nil {
+		u := *p.Undo
+		undo = []any{idOr(u.ID, "undo"), u.SessionID, u.CompensationTool, textArg(u.CompensationVersion), rawJSONArg(u.ArgsSnapshot)}
+	}
+	row := q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), append([]any{
+		p.OperationKey,
+		textArg(p.InvocationID),
+		p.Tool,
+		p.PayloadHash,
+		p.Owner,
+		p.LeaseTTL.Milliseconds(),
+		rawJSONArg(p.BeforeState),
+		textArg(string(p.EffectClass)),
+		textArg(p.CatalogVersion),
+		textArg(p.SessionID),
+	}, undo...)...)
+
+	var (
+		u      UndoEntry
+		noUndo [11]any
+		extra  []any
+	)
+	if p.Undo != nil {
+		extra = undoDest(&u)
+	} else {
+		for i := range noUndo {
+			extra = append(extra, &noUndo[i])
+		}
+	}
+	eff, err := scanEffect(row, extra...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return EffectClaimResult{}, false, nil
+	case err != nil:
+		return EffectClaimResult{}, false, fmt.Errorf("error inserting effect: %w", err)
+	}
+	res := EffectClaimResult{Outcome: ClaimNew, Effect: eff}
+	if p.Undo != nil {
+		res.Undo = &u
+	}
+	return res, true, nil
+}
+
+// spendForClaim spends p.Spend's token for p.PayloadHash under the
+// request's lock, minting it first for a request a policy approved. A
+// request not approved for p.PayloadHash comes back as undecided, with
+// nothing written; a refusal is returned as refusal, its event written to
+// tx.
+func (l *ledger) spendForClaim(ctx context.Context, tx *sql.Tx, p EffectClaimParams) (tok ApprovalToken, undecided *ApprovalRequest, refusal, err error) {
+	s := p.Spend
+	req, err := l.approvalLock(ctx, tx, s.ApprovalID)
+	if err != nil {
+		return ApprovalToken{}, nil, nil, fmt.Errorf("error spending token of approval request %q: %w", s.ApprovalID, err)
+	}
+	approved := req.Status == ApprovalApproved || req.Status == ApprovalAutoApproved
+	// Frozen arguments that no longer hash to their hash were changed
+	// behind the request's back: the caller refuses them, not the claim.
+	if !approved || req.ArgsHash != p.PayloadHash || sha256Hex(req.Args) != req.ArgsHash {
+		return ApprovalToken{}, &req, nil, nil
+	}
+	if req.Status == ApprovalAutoApproved {
+		if s.MintTTL <= 0 {
+			return ApprovalToken{}, nil, nil, fmt.Errorf("error minting token of approval request %q: TTL must be positive, got %s", req.ID, s.MintTTL)
+		}
+		_, err := l.mintToken(ctx, tx, req, s.MintTTL, req.DecidedBy)
+		switch {
+		case errors.Is(err, ErrTokenUsed):
+			// Spent already: say so as a spend would, so an attempt
+			// retried after a crash recognises its own spend.
+			tok, refusal, err = l.refuseSpend(ctx, tx, req, p.PayloadHash, s.UsedBy)
+			return tok, nil, refusal, err
+		case err != nil:
+			return ApprovalToken{}, nil, nil, fmt.Errorf("error minting token of approval request %q: %w", req.ID, err)
+		}
+	}
+	tok, refusal, err = l.spendLocked(ctx, tx, req, p.PayloadHash, s.UsedBy)
+	return tok, nil, refusal, err
+}
+
 // errSessionClosed rolls back a new claim in a session being rolled back.
 var errSessionClosed = errors.New("the session is being rolled back")
 
@@ -134,34 +255,18 @@ func (p EffectClaimParams) validate() error {
 		return fmt.Errorf("lease TTL must be positive, got %s", p.LeaseTTL)
 	case p.Undo != nil && p.Undo.OperationKey != "" && p.Undo.OperationKey != p.OperationKey:
 		return fmt.Errorf("undo entry is for operation key %q", p.Undo.OperationKey)
+	case p.Spend != nil && (p.Spend.ApprovalID == "" || p.Spend.UsedBy == ""):
+		return errors.New("a spend names its approval request and its spender")
 	}
 	return nil
 }
 
 func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
-	switch p.Status {
-	case maestrotype.EffectSucceeded, maestrotype.EffectFailed, maestrotype.EffectNeedsReconciliation:
-	default:
-		return fmt.Errorf("error settling effect %q: status %q is not final", p.OperationKey, p.Status)
-	}
-	receipt, err := jsonArg(p.Receipt)
+	args, err := p.args()
 	if err != nil {
 		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
 	}
-	result, err := jsonArg(p.Result)
-	if err != nil {
-		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
-	}
-
-	res, err := l.db.ExecContext(ctx, l.query("EffectSettle"),
-		p.OperationKey,
-		p.Owner,
-		string(p.Status),
-		receipt,
-		rawJSONArg(p.AfterState),
-		result,
-		textArg(p.Error),
-	)
+	res, err := l.db.ExecContext(ctx, l.query("EffectSettle"), args...)
 	if err == nil {
 		// No row: the key was taken over, already settled or never claimed.
 		// In each case this owner does not hold the lease.
@@ -169,6 +274,102 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 	}
 	if err != nil {
 		return fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return nil
+}
+
+// EffectSettleFinish is one statement on PostgreSQL and one transaction on
+// SQLite: the settle's outcome and the invocation's are never apart, and
+// the session's rollback is read where they are written.
+func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (bool, error) {
+	args, err := p.args()
+	if err == nil {
+		err = f.validate()
+	}
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	obs, err := jsonArg(&f.Observation)
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	back, err := jsonArg(f.RollingBack)
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+	}
+	finish := []any{f.InvocationID, string(f.State), obs, textArg(f.SessionID), back}
+
+	var settled, rollingBack, finished bool
+	if l.writeCTEs {
+		err = l.db.QueryRowContext(ctx, l.query("EffectSettleFinishCTE"), append(args, finish...)...).
+			Scan(&settled, &rollingBack, &finished)
+	} else {
+		err = l.withTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, l.query("EffectSettle"), args...)
+			if err != nil {
+				return err
+			}
+			if err := expectOne(res, ErrLeaseLost); err != nil {
+				return err
+			}
+			settled = true
+			// No invocation row leaves the settle standing, as the one
+			// statement does on PostgreSQL.
+			err = tx.QueryRowContext(ctx, l.query("InvocationFinishSettled"), finish...).Scan(&rollingBack)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			finished = err == nil
+			return err
+		})
+	}
+	switch {
+	case err != nil:
+	case !settled:
+		// No row: the key was taken over, already settled or never claimed.
+		// In each case this owner does not hold the lease.
+		err = ErrLeaseLost
+	case !finished:
+		err = fmt.Errorf("invocation %q: %w", f.InvocationID, ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+	}
+	return rollingBack, nil
+}
+
+// args are EffectSettle's arguments.
+func (p EffectSettleParams) args() ([]any, error) {
+	switch p.Status {
+	case maestrotype.EffectSucceeded, maestrotype.EffectFailed, maestrotype.EffectNeedsReconciliation:
+	default:
+		return nil, fmt.Errorf("status %q is not final", p.Status)
+	}
+	receipt, err := jsonArg(p.Receipt)
+	if err != nil {
+		return nil, err
+	}
+	result, err := jsonArg(p.Result)
+	if err != nil {
+		return nil, err
+	}
+	return []any{
+		p.OperationKey,
+		p.Owner,
+		string(p.Status),
+		receipt,
+		rawJSONArg(p.AfterState),
+		result,
+		textArg(p.Error),
+	}, nil
+}
+
+func (f InvocationFinishParams) validate() error {
+	switch {
+	case f.InvocationID == "":
+		return errors.New("the invocation to finish is required")
+	case !f.State.Terminal():
+		return fmt.Errorf("invocation state %q is not final", f.State)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -17,7 +18,16 @@ func TestDialectsDefineTheSameQueries(t *testing.T) {
 	lite, err := newDialect(dialectSQLite)
 	require.NoError(t, err)
 
-	require.Equal(t, slices.Sorted(maps.Keys(pg.queries)), slices.Sorted(maps.Keys(lite.queries)))
+	// A …CTE query is PostgreSQL's one statement for writes SQLite makes
+	// as a transaction of the queries both dialects define.
+	var shared []string
+	for name := range pg.queries {
+		if !strings.HasSuffix(name, "CTE") {
+			shared = append(shared, name)
+		}
+	}
+	slices.Sort(shared)
+	require.Equal(t, shared, slices.Sorted(maps.Keys(lite.queries)))
 }
 
 func TestDialectsDefineTheSameMigrations(t *testing.T) {

@@ -268,6 +268,11 @@ type Store interface {
 	// holds p.Receipt (same provider and ID; HTTP receipts excepted, as
 	// they name the resource acted on).
 	EffectSettle(ctx context.Context, p EffectSettleParams) error
+	// EffectSettleFinish is EffectSettle that also records the invocation's
+	// outcome f, atomically: either both commit or neither does (ErrLeaseLost
+	// records nothing). rollingBack reports whether f.RollingBack was the
+	// observation recorded.
+	EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (rollingBack bool, err error)
 	// EffectHandOver passes owner's in-progress claim to the attempt named
 	// to, which gets ClaimTakeover when it claims, however early, while
 	// every other claimer gets ClaimBusy until the lease, now ttl from now
@@ -635,6 +640,26 @@ type EffectClaimParams struct {
 	// rollback began, and waited for, or never sent. Claims that find the
 	// key already claimed go on as usual. Compensations leave it empty.
 	SessionID string
+	// Spend is optional: an approved call's token is spent (and, for a
+	// request a policy approved, minted first) in the claim's transaction,
+	// bound to PayloadHash. A request not approved, or approved for other
+	// arguments than PayloadHash, claims nothing and comes back as it
+	// stands (EffectClaimResult.Approval). A refused spend commits its
+	// refusal event and claims nothing (EffectClaimResult.Spend); a token
+	// this same spender spent already (a retry after a crash) lets the
+	// claim go on.
+	Spend *ApprovalSpend
+}
+
+// ApprovalSpend is the approval token a claim spends in its transaction.
+type ApprovalSpend struct {
+	ApprovalID string
+	// UsedBy names the spender, the invocation that executes the call.
+	UsedBy string
+	// MintTTL is the life of the token a request a policy approved mints
+	// for itself, its deciding policy recorded as the minter; a human's
+	// approval minted its token with the decision.
+	MintTTL time.Duration
 }
 
 // EffectClaimResult is the outcome of EffectClaim and the row as it stands.
@@ -643,6 +668,29 @@ type EffectClaimResult struct {
 	Effect  Effect
 	// Undo is the entry as stored when this claim pushed one, else nil.
 	Undo *UndoEntry
+	// Spend is set when the claim's token spend was refused
+	// (ErrTokenUsed, ErrTokenMismatch, ErrTokenExpired, ErrNoToken):
+	// nothing was claimed and Outcome is empty. Token is the token the
+	// spend found, if any.
+	Spend error
+	Token ApprovalToken
+	// Approval is the spend's request as the claim found it when it was
+	// not approved for PayloadHash (pending, rejected, timed out, or
+	// approved with modified arguments): nothing was written.
+	Approval *ApprovalRequest
+}
+
+// InvocationFinishParams record an invocation's outcome with the settle
+// of its effect (EffectSettleFinish).
+type InvocationFinishParams struct {
+	InvocationID string
+	State        maestrotype.InvocationState
+	Observation  maestrotype.Observation
+	// SessionID and RollingBack are optional: when the session's rollback
+	// has begun by the time the effect settles, RollingBack is recorded
+	// instead of Observation.
+	SessionID   string
+	RollingBack *maestrotype.Observation
 }
 
 // EffectSettleParams record the outcome of an effect.

@@ -61,7 +61,13 @@ func (l *ledger) UndoSetStatus(ctx context.Context, id string, to UndoStatus, de
 
 func scanUndo(row rowScanner) (UndoEntry, error) {
 	var u UndoEntry
-	err := row.Scan(
+	err := row.Scan(undoDest(&u)...)
+	return u, err
+}
+
+// undoDest are the scan destinations of an undo entry's columns.
+func undoDest(u *UndoEntry) []any {
+	return []any{
 		&u.ID,
 		&u.SessionID,
 		&u.OperationKey,
@@ -73,6 +79,5 @@ func scanUndo(row rowScanner) (UndoEntry, error) {
 		textCol{&u.Detail},
 		timeCol{&u.CreatedAt},
 		timeCol{&u.UpdatedAt},
-	)
-	return u, err
+	}
 }

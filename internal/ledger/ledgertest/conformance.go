@@ -44,6 +44,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testEffectSettle(t, setup)
 	})
+	t.Run("EffectFold", func(t *testing.T) {
+		t.Parallel()
+		testEffectFold(t, setup)
+	})
 	t.Run("Reconciliation", func(t *testing.T) {
 		t.Parallel()
 		testReconciliation(t, setup)

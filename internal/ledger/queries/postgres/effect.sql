@@ -73,3 +73,79 @@ LIMIT $1;
 UPDATE effects
 SET lease_owner = $3, lease_expires_at = now() + $4::bigint * interval '1 millisecond', updated_at = now()
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: EffectSettleFinishCTE
+-- EffectSettle and the invocation's outcome in one statement, so one round
+-- trip commits both or neither: the invocation is finished only if the
+-- settle matched ($1…$7 as EffectSettle). $8…$10 are the invocation, its
+-- state and observation; $12, when not NULL, is recorded instead of $10 if
+-- the rollback of session $11 has begun. Returns whether the effect
+-- settled, whether $12 was recorded, and whether the invocation finished.
+WITH settled AS (
+    UPDATE effects
+    SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
+    WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress'
+    RETURNING operation_key
+), rolling AS (
+    SELECT $12::jsonb IS NOT NULL
+           AND EXISTS (SELECT 1 FROM sessions WHERE id = $11 AND rollback_started_at IS NOT NULL) AS back
+), finished AS (
+    UPDATE invocations
+    SET state = $9,
+        observation = CASE WHEN (SELECT back FROM rolling) THEN $12::jsonb ELSE $10::jsonb END,
+        updated_at = now()
+    WHERE id = $8 AND EXISTS (SELECT 1 FROM settled)
+    RETURNING id
+)
+SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling), EXISTS (SELECT 1 FROM finished);
+
+-- name: EffectClaimNewCTE
+-- A new claim in one statement: the session is read under FOR SHARE (held
+-- against SessionRollbackBegin until the statement commits), the effect is
+-- inserted unless the rollback has begun, and the undo entry ($11…$15,
+-- $13 NULL for none) is pushed with it. A row comes back only for a new
+-- claim; anything else (a taken key, a closed session) inserted nothing
+-- and is decided by the claim's transaction (EffectClaim).
+WITH session AS (
+    SELECT rollback_started_at IS NOT NULL AS closed
+    FROM sessions
+    WHERE id = $10::text
+    FOR SHARE
+), claimed AS (
+    INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
+                         lease_expires_at, attempts, before_state, effect_class, catalog_version)
+    SELECT $1::text, $2::text, $3::text, $4::text, 'in_progress', $5::text,
+           now() + $6::bigint * interval '1 millisecond', 1, $7::jsonb, $8::text, $9::text
+    WHERE NOT EXISTS (SELECT 1 FROM session WHERE closed)
+    ON CONFLICT (operation_key) DO NOTHING
+    RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
+              attempts, before_state, after_state, receipt, result, error, created_at, updated_at
+), undo AS (
+    INSERT INTO undo_entries (id, session_id, operation_key, compensation_tool, compensation_version,
+                              args_snapshot, status)
+    SELECT $11::text, $12::text, operation_key, $13::text, $14::text, $15::json, 'pending'
+    FROM claimed
+    WHERE $13::text IS NOT NULL
+    RETURNING id, session_id, operation_key, seq, compensation_tool, compensation_version, args_snapshot,
+              status, detail, created_at, updated_at
+)
+SELECT c.operation_key, c.invocation_id, c.tool, c.payload_hash, c.status, c.lease_owner, c.lease_expires_at,
+       c.attempts, c.before_state, c.after_state, c.receipt, c.result, c.error, c.created_at, c.updated_at,
+       u.id, u.session_id, u.operation_key, u.seq, u.compensation_tool, u.compensation_version, u.args_snapshot,
+       u.status, u.detail, u.created_at, u.updated_at
+FROM claimed c
+LEFT JOIN undo u ON true;
+
+-- name: InvocationFinishSettled
+-- The invocation's part of EffectSettleFinish, for a transaction whose
+-- first statement is EffectSettle. $1…$3 are the invocation, its state and
+-- observation; $5, when not NULL, is recorded instead of $3 if the
+-- rollback of session $4 has begun. Returns whether $5 was recorded.
+UPDATE invocations
+SET state = $2,
+    observation = CASE
+        WHEN $5::jsonb IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL)
+        THEN $5::jsonb ELSE $3::jsonb END,
+    updated_at = now()
+WHERE id = $1
+RETURNING $5::jsonb IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL);

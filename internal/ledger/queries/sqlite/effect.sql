@@ -74,3 +74,17 @@ SET lease_owner = $3,
     lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($4 / 1000.0) || ' seconds'),
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
+
+-- name: InvocationFinishSettled
+-- The invocation's part of EffectSettleFinish, in the transaction whose
+-- first statement is EffectSettle. $1…$3 are the invocation, its state and
+-- observation; $5, when not NULL, is recorded instead of $3 if the
+-- rollback of session $4 has begun. Returns whether $5 was recorded.
+UPDATE invocations
+SET state = $2,
+    observation = CASE
+        WHEN $5 IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL)
+        THEN $5 ELSE $3 END,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE id = $1
+RETURNING $5 IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL);
