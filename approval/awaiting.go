@@ -2,7 +2,6 @@ package approval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,9 +19,9 @@ type Awaited struct {
 
 // Holds is the part of the ledger that says what a session waits for.
 type Holds interface {
+	ApprovalRequestListPendingBySession(ctx context.Context, sessionID string) ([]ledger.ApprovalRequest, error)
 	InvocationListBySession(ctx context.Context, sessionID string) ([]ledger.Invocation, error)
 	UndoListBySession(ctx context.Context, sessionID string) ([]ledger.UndoEntry, error)
-	ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ledger.ApprovalRequest, error)
 }
 
 // SuspendsWhileAwaiting reports whether a call on route waits for its
@@ -44,10 +43,26 @@ func SuspendsWhileAwaiting(route mt.Route) bool {
 // under the tool's policy). A call whose operation key was already
 // admitted is a repeat, answered with the original, and waits for nothing.
 //
+// Every write asks, and a session almost never waits, so the pending
+// requests are read first: with none, nothing else is read.
+//
 // The check reads the ledger outside the insert's transaction, so a write
 // admitted at the same moment as a gated call may still run: the
 // guarantee is for calls made after the agent was told the session waits.
 func AwaitedIn(ctx context.Context, store Holds, sessionID, key string, now time.Time) (*Awaited, error) {
+	reqs, err := store.ApprovalRequestListPendingBySession(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("error reading the session's pending approvals: %w", err)
+	}
+	pending := map[string]ledger.ApprovalRequest{}
+	for _, r := range reqs {
+		if r.TimeoutAt.After(now) {
+			pending[r.OperationKey] = r
+		}
+	}
+	if len(pending) == 0 {
+		return nil, nil
+	}
 	invs, err := store.InvocationListBySession(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("error reading the session's calls: %w", err)
@@ -57,14 +72,9 @@ func AwaitedIn(ctx context.Context, store Holds, sessionID, key string, now time
 		if inv.OperationKey == key {
 			return nil, nil
 		}
-		if found != nil || inv.State != mt.InvocationAwaitingApproval {
-			continue
+		if r, ok := pending[inv.OperationKey]; ok && found == nil && inv.State == mt.InvocationAwaitingApproval {
+			found = awaited(r)
 		}
-		w, err := pending(ctx, store, inv.OperationKey, now)
-		if err != nil {
-			return nil, err
-		}
-		found = w
 	}
 	if found != nil {
 		return found, nil
@@ -74,27 +84,13 @@ func AwaitedIn(ctx context.Context, store Holds, sessionID, key string, now time
 		return nil, fmt.Errorf("error reading the session's undo stack: %w", err)
 	}
 	for _, u := range undo {
-		if u.Status != ledger.UndoPending {
-			continue
-		}
-		if w, err := pending(ctx, store, workflows.CompensationOperationKey(u.ID), now); err != nil || w != nil {
-			return w, err
+		if r, ok := pending[workflows.CompensationOperationKey(u.ID)]; ok && u.Status == ledger.UndoPending {
+			return awaited(r), nil
 		}
 	}
 	return nil, nil
 }
 
-// pending returns the request for operationKey if a human has yet to
-// decide it, or nil.
-func pending(ctx context.Context, store Holds, operationKey string, now time.Time) (*Awaited, error) {
-	req, err := store.ApprovalRequestGetByKey(ctx, operationKey)
-	switch {
-	case errors.Is(err, ledger.ErrNotFound):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("error reading the approval request of %s: %w", operationKey, err)
-	case req.Status != ledger.ApprovalPending || !req.TimeoutAt.After(now):
-		return nil, nil
-	}
-	return &Awaited{ApprovalID: req.ID, Tool: req.Tool, InvocationID: req.InvocationID}, nil
+func awaited(r ledger.ApprovalRequest) *Awaited {
+	return &Awaited{ApprovalID: r.ID, Tool: r.Tool, InvocationID: r.InvocationID}
 }

@@ -118,6 +118,14 @@ func (l *ledger) ApprovalRequestGetByKey(ctx context.Context, operationKey strin
 	return a, nil
 }
 
+func (l *ledger) ApprovalRequestListPendingBySession(ctx context.Context, sessionID string) ([]ApprovalRequest, error) {
+	reqs, err := queryAll(ctx, l.conn, scanApproval, l.query("ApprovalRequestListPendingBySession"), sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("error listing pending approval requests of session %q: %w", sessionID, err)
+	}
+	return reqs, nil
+}
+
 func (l *ledger) ApprovalRequestExpire(ctx context.Context, id string, to ApprovalStatus) (ApprovalRequest, error) {
 	if to != ApprovalTimedOut && to != ApprovalAutoApproved {
 		return ApprovalRequest{}, fmt.Errorf("error expiring approval request %q: %q is not a timeout outcome", id, to)

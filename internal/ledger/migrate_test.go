@@ -43,6 +43,7 @@ var allMigrations = []appliedMigration{
 	{Version: 20, Name: "console_session_key"},
 	{Version: 21, Name: "cap_and_listing_indexes"},
 	{Version: 22, Name: "outbox_held"},
+	{Version: 23, Name: "pending_approvals_by_session"},
 }
 
 func TestMigrate(t *testing.T) {

@@ -418,6 +418,9 @@ type Store interface {
 	ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error)
 	ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error)
 	ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error)
+	// ApprovalRequestListPendingBySession lists the session's requests
+	// still pending, whatever their timeout.
+	ApprovalRequestListPendingBySession(ctx context.Context, sessionID string) ([]ApprovalRequest, error)
 	// ApprovalRequestExpire closes a still-pending request whose timeout
 	// fired, as timed_out or auto_approved by policy, and logs the outcome
 	// as an event by TimeoutActor. A request that was decided first is

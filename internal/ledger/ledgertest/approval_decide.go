@@ -12,6 +12,27 @@ import (
 )
 
 func testApprovalDecide(t *testing.T, setup setupFunc) {
+	t.Run("PendingBySessionListsOnlyUndecidedRequestsOfTheSession", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		pending := openRequest(t, ctx, s)
+		decided := openRequest(t, ctx, s)
+		approve(t, ctx, s, decided.ID, time.Minute)
+		insertRuleApproved(t, ctx, s)
+		other := newApprovalRequest(soon())
+		other.SessionID = "ses_other"
+		_, err := s.ApprovalRequestInsert(ctx, other)
+		require.NoError(t, err)
+
+		got, err := s.ApprovalRequestListPendingBySession(ctx, pending.SessionID)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, pending.ID, got[0].ID)
+		none, err := s.ApprovalRequestListPendingBySession(ctx, "ses_none")
+		require.NoError(t, err)
+		require.Empty(t, none)
+	})
 	t.Run("ApproveMintsATokenBoundToTheArgs", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

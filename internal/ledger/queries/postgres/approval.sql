@@ -20,6 +20,14 @@ SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_
 FROM approval_requests
 WHERE operation_key = $1;
 
+-- name: ApprovalRequestListPendingBySession
+-- The requests a session may be waiting for; usually none, read from a
+-- partial index that holds only pending requests.
+SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
+FROM approval_requests
+WHERE session_id = $1 AND status = 'pending';
+
 -- name: ApprovalRequestList
 -- An empty status lists every status.
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
