@@ -97,6 +97,10 @@ type Request struct {
 	// are recorded as agent-declared: an approval rule sees them only if
 	// it names that provenance.
 	SessionContext map[string]string
+	// Listen, if set, registers a wait for a new invocation's outcome
+	// before its workflow starts (answer.Board.Wait), so the caller hears
+	// it without first reading the ledger. Optional.
+	Listen func(invocationID string) (<-chan struct{}, func())
 }
 
 // Admitted is an invocation that passed the gate and whose workflow runs.
@@ -109,6 +113,11 @@ type Admitted struct {
 	// Decided is set for a gated call whose approval was decided at
 	// admission (a rule approved it), so there is no human to wait for.
 	Decided bool
+	// Recorded and Forget are what Request.Listen returned for a new
+	// invocation, registered before its workflow started; nil otherwise.
+	// The caller calls Forget when done waiting.
+	Recorded <-chan struct{}
+	Forget   func()
 }
 
 // Admit runs every check and, if all pass, records the invocation and
@@ -162,15 +171,28 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err := g.ensureSession(ctx, c, sess); err != nil {
 		return Admitted{}, err
 	}
-	inv, created, err := g.record(ctx, req, c)
+	rec, err := g.record(ctx, req, c, sess)
 	if err != nil {
 		return Admitted{}, err
 	}
-	adm := Admitted{Invocation: inv, Created: created}
-	if inv.State.Terminal() {
+	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
+	if adm.Invocation.State.Terminal() {
 		return adm, nil
 	}
-	return g.launch(ctx, c, sess, adm)
+	if rec.Created && req.Listen != nil {
+		// Before the workflow starts, so its outcome cannot be recorded
+		// unheard; a re-sent key's workflow may have run already, and its
+		// caller reads the ledger first.
+		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
+	}
+	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, err
+	}
+	return adm, nil
 }
 
 // check runs the checks that need no ledger: who calls, which tool, with
@@ -251,8 +273,10 @@ func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) er
 }
 
 // record inserts the invocation under its key, or finds the one already
-// there; a key already used for another call is refused.
-func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocation, bool, error) {
+// there; a key already used for another call is refused. A new gated
+// call's approval request opens in the same transaction, so the call is
+// never recorded without it.
+func (g *Gate) record(ctx context.Context, req Request, c call, sess ledger.Session) (ledger.Admission, error) {
 	route := c.tool.Route()
 	state := mt.InvocationRunning
 	if route == mt.RouteGated {
@@ -264,7 +288,11 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 	if c.postCall {
 		maxOpen = 0
 	}
-	inv, created, err := g.cfg.Store.InvocationInsertCapped(ctx, ledger.Invocation{
+	var open ledger.ApprovalOpener
+	if route == mt.RouteGated {
+		open = g.approvalOpener(c.catalog, c.tool, sess)
+	}
+	rec, err := g.cfg.Store.InvocationAdmit(ctx, ledger.Invocation{
 		OperationKey: c.key,
 		SessionID:    req.SessionID,
 		AgentID:      c.agent.ID,
@@ -279,22 +307,22 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 		// admitted under whatever later catalogs say.
 		EffectClass:    c.tool.Effect,
 		CatalogVersion: c.catalog.Hash(),
-	}, maxOpen)
+	}, maxOpen, open)
 	if ref := RefuseOverCap(err); ref != nil {
-		return ledger.Invocation{}, false, ref
+		return ledger.Admission{}, ref
 	}
 	if err != nil {
-		return ledger.Invocation{}, false, fmt.Errorf("error recording invocation: %w", err)
+		return ledger.Admission{}, fmt.Errorf("error recording invocation: %w", err)
 	}
-	if !created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
-		return ledger.Invocation{}, false, refuseKeyReused(c.key, inv)
+	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return ledger.Admission{}, refuseKeyReused(c.key, inv)
 	}
-	return inv, created, nil
+	return rec, nil
 }
 
-// launch opens a gated call's approval request, starts the invocation's
-// workflow and makes sure the session's workflow runs.
-func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted) (Admitted, error) {
+// launch opens a gated call's approval request unless its admission did
+// (apr), and starts the invocation's workflow.
+func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted, apr *ledger.ApprovalRequest) (Admitted, error) {
 	inv := adm.Invocation
 	in := workflows.InvocationInput{
 		InvocationID:   inv.ID,
@@ -309,9 +337,15 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		CatalogVersion: inv.CatalogVersion,
 	}
 	if inv.Route == mt.RouteGated {
-		apr, err := g.openApproval(ctx, c.catalog, c.tool, inv, sess)
-		if err != nil {
-			return Admitted{}, err
+		if apr == nil {
+			// A key recorded before: its request opened with it, and is
+			// found; one recorded before requests opened with their call
+			// is opened now.
+			opened, err := g.openApproval(ctx, c.catalog, c.tool, inv, sess)
+			if err != nil {
+				return adm, err
+			}
+			apr = &opened
 		}
 		adm.ApprovalID = apr.ID
 		in.ApprovalID = apr.ID
@@ -323,7 +357,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 	// Starting is idempotent: a duplicate request, or a retry after a crash
 	// between the insert and the start, finds the workflow already there.
 	if err := g.start(ctx, in); err != nil {
-		return Admitted{}, err
+		return adm, err
 	}
 	return adm, nil
 }

@@ -8,6 +8,21 @@ import (
 )
 
 func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error) {
+	var got ApprovalRequest
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		got, err = l.approvalRequestInsert(ctx, tx, a)
+		return err
+	})
+	if err != nil {
+		return ApprovalRequest{}, err
+	}
+	return got, nil
+}
+
+// approvalRequestInsert is ApprovalRequestInsert within tx, so a request
+// can open in the transaction that records its call.
+func (l *ledger) approvalRequestInsert(ctx context.Context, tx *sql.Tx, a ApprovalRequest) (ApprovalRequest, error) {
 	if a.TimeoutAt.IsZero() {
 		return ApprovalRequest{}, errors.New("error inserting approval request: timeout is required")
 	}
@@ -31,47 +46,42 @@ func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (
 	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
 		return ApprovalRequest{}, errors.New("error inserting approval request: a pending request has no decision to detail")
 	}
-	var got ApprovalRequest
-	err = l.withTx(ctx, func(tx *sql.Tx) error {
-		inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"),
-			idOr(a.ID, "apr"),
-			a.InvocationID,
-			a.OperationKey,
-			textArg(a.SessionID),
-			textArg(a.AgentID),
-			a.Tool,
-			rawJSONArg(a.Args),
-			a.ArgsHash,
-			a.ApproverRole,
-			textArg(a.Reason),
-			tags,
-			string(a.Effect),
-			string(a.Reversibility),
-			rawJSONArg(a.Context),
-			string(a.Status),
-			l.timeArg(a.TimeoutAt),
-			textArg(a.DecidedBy),
-			l.nullTimeArg(a.DecidedAt),
-		))
-		switch {
-		case err == nil:
-			got = inserted
-			got.DecisionDetail = a.DecisionDetail
-			return l.logOpened(ctx, tx, got)
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("error inserting approval request: %w", err)
+	inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"),
+		idOr(a.ID, "apr"),
+		a.InvocationID,
+		a.OperationKey,
+		textArg(a.SessionID),
+		textArg(a.AgentID),
+		a.Tool,
+		rawJSONArg(a.Args),
+		a.ArgsHash,
+		a.ApproverRole,
+		textArg(a.Reason),
+		tags,
+		string(a.Effect),
+		string(a.Reversibility),
+		rawJSONArg(a.Context),
+		string(a.Status),
+		l.timeArg(a.TimeoutAt),
+		textArg(a.DecidedBy),
+		l.nullTimeArg(a.DecidedAt),
+	))
+	switch {
+	case err == nil:
+		inserted.DecisionDetail = a.DecisionDetail
+		if err := l.logOpened(ctx, tx, inserted); err != nil {
+			return ApprovalRequest{}, err
 		}
-		// The key already has a request; ON CONFLICT waited for its writer
-		// to commit, so the row is visible now. Its events were logged when
-		// it was inserted.
-		got, err = scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), a.OperationKey))
-		if err != nil {
-			return fmt.Errorf("error getting approval request by key %q: %w", a.OperationKey, notFound(err))
-		}
-		return nil
-	})
+		return inserted, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: %w", err)
+	}
+	// The key already has a request; ON CONFLICT waited for its writer
+	// to commit, so the row is visible now. Its events were logged when
+	// it was inserted.
+	got, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), a.OperationKey))
 	if err != nil {
-		return ApprovalRequest{}, err
+		return ApprovalRequest{}, fmt.Errorf("error getting approval request by key %q: %w", a.OperationKey, notFound(err))
 	}
 	return got, nil
 }

@@ -36,10 +36,11 @@ func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation
 		return Invocation{}, false, fmt.Errorf("error inserting invocation: %w", err)
 	}
 	// The key was taken. ON CONFLICT waited for the row's writer to commit,
-	// so the row is visible to this next statement.
-	got, err = l.InvocationGetByKey(ctx, inv.OperationKey)
+	// so the row is visible to this next statement, read where the insert
+	// ran so a transaction holding the only connection reads it too.
+	got, err = scanInvocation(q.QueryRowContext(ctx, l.query("InvocationGetByKey"), inv.OperationKey))
 	if err != nil {
-		return Invocation{}, false, err
+		return Invocation{}, false, fmt.Errorf("error getting invocation by key %q: %w", inv.OperationKey, notFound(err))
 	}
 	return got, false, nil
 }

@@ -234,6 +234,11 @@ type Store interface {
 	// burst cannot overshoot. A key already recorded is answered whatever
 	// the count. maxOpen of zero or less is no cap.
 	InvocationInsertCapped(ctx context.Context, inv Invocation, maxOpen int) (got Invocation, created bool, err error)
+	// InvocationAdmit is InvocationInsertCapped that also opens a new
+	// call's approval request, built by open, in the same transaction: a
+	// gated call is never recorded without its request, and admission
+	// costs one transaction. open may be nil.
+	InvocationAdmit(ctx context.Context, inv Invocation, maxOpen int, open ApprovalOpener) (Admission, error)
 	InvocationGet(ctx context.Context, id string) (Invocation, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
