@@ -151,6 +151,9 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
+	if adm, ok, err := g.admitInKnownSession(ctx, req, c); ok || err != nil {
+		return adm, err
+	}
 	// The post-call agent acts in sessions that exist already, for their
 	// own agents: it opens none and is not capped.
 	maxLive := c.agent.MaxLiveSessions
@@ -278,12 +281,8 @@ func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) er
 // never recorded without it.
 func (g *Gate) record(ctx context.Context, req Request, c call, sess ledger.Session) (ledger.Admission, error) {
 	route := c.tool.Route()
-	state := mt.InvocationRunning
-	if route == mt.RouteGated {
-		state = mt.InvocationAwaitingApproval
-	}
 	// Counted with the insert, under the agent's lock: see
-	// ledger.Store.InvocationInsertCapped.
+	// ledger.Store.InvocationAdmit.
 	maxOpen := c.agent.MaxOpenApprovals
 	if c.postCall {
 		maxOpen = 0
@@ -292,7 +291,27 @@ func (g *Gate) record(ctx context.Context, req Request, c call, sess ledger.Sess
 	if route == mt.RouteGated {
 		open = g.approvalOpener(c.catalog, c.tool, sess)
 	}
-	rec, err := g.cfg.Store.InvocationAdmit(ctx, ledger.Invocation{
+	rec, err := g.cfg.Store.InvocationAdmit(ctx, g.invocation(req, c), maxOpen, open)
+	if ref := RefuseOverCap(err); ref != nil {
+		return ledger.Admission{}, ref
+	}
+	if err != nil {
+		return ledger.Admission{}, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return ledger.Admission{}, refuseKeyReused(c.key, inv)
+	}
+	return rec, nil
+}
+
+// invocation is the row a call is recorded as.
+func (g *Gate) invocation(req Request, c call) ledger.Invocation {
+	route := c.tool.Route()
+	state := mt.InvocationRunning
+	if route == mt.RouteGated {
+		state = mt.InvocationAwaitingApproval
+	}
+	return ledger.Invocation{
 		OperationKey: c.key,
 		SessionID:    req.SessionID,
 		AgentID:      c.agent.ID,
@@ -307,17 +326,44 @@ func (g *Gate) record(ctx context.Context, req Request, c call, sess ledger.Sess
 		// admitted under whatever later catalogs say.
 		EffectClass:    c.tool.Effect,
 		CatalogVersion: c.catalog.Hash(),
-	}, maxOpen, open)
-	if ref := RefuseOverCap(err); ref != nil {
-		return ledger.Admission{}, ref
 	}
+}
+
+// admitInKnownSession records a call in a session whose workflow this
+// process started, in one statement that holds the session to what
+// checkSession checks of its row (its agent's, active, not being rolled
+// back), with no read of the session first. It does so only where those
+// are all the checks the call needs: not the post-call agent's, not gated
+// (its approval rule reads the session's facts), not a write held back
+// while the session awaits an approver. ok is false when it did not
+// record the call: the key was taken, or the session needs a look; the
+// full admission then runs and says why.
+func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
+	route := c.tool.Route()
+	if c.postCall || route == mt.RouteGated || !g.sessions.has(req.SessionID) ||
+		(approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites) {
+		return Admitted{}, false, nil
+	}
+	inv, ok, err := g.cfg.Store.InvocationInsertInSession(ctx, g.invocation(req, c))
 	if err != nil {
-		return ledger.Admission{}, fmt.Errorf("error recording invocation: %w", err)
+		return Admitted{}, false, fmt.Errorf("error recording invocation: %w", err)
 	}
-	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
-		return ledger.Admission{}, refuseKeyReused(c.key, inv)
+	if !ok {
+		return Admitted{}, false, nil
 	}
-	return rec, nil
+	adm := Admitted{Invocation: inv, Created: true}
+	if req.Listen != nil {
+		adm.Recorded, adm.Forget = req.Listen(inv.ID)
+	}
+	// Not gated, so launch opens no approval and needs no session.
+	adm, err = g.launch(ctx, c, ledger.Session{}, adm, nil)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, true, err
+	}
+	return adm, true, nil
 }
 
 // launch opens a gated call's approval request unless its admission did

@@ -107,3 +107,33 @@ func (l *ledger) overCap(ctx context.Context, tx *sql.Tx, inv Invocation, maxOpe
 	}
 	return nil, &CapError{Cap: CapOpenApprovals, AgentID: inv.AgentID, Limit: maxOpen, Held: held}
 }
+
+// InvocationInsertInSession records inv only if its session is its agent's,
+// active and not being rolled back, checked by the insert itself, so a
+// call in a session admission already knows costs one statement. ok is
+// false when nothing was inserted: the key was taken, or the session is
+// missing or does not pass; the caller then reads both.
+func (l *ledger) InvocationInsertInSession(ctx context.Context, inv Invocation) (got Invocation, ok bool, err error) {
+	got, err = scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationInsertInSession"),
+		idOr(inv.ID, "inv"),
+		inv.OperationKey,
+		textArg(inv.SessionID),
+		textArg(inv.AgentID),
+		inv.Tool,
+		rawJSONArg(inv.Args),
+		inv.ArgsHash,
+		string(inv.Route),
+		string(inv.State),
+		textArg(inv.WorkflowID),
+		textArg(inv.ToolCallID),
+		textArg(string(inv.EffectClass)),
+		textArg(inv.CatalogVersion),
+	))
+	switch {
+	case err == nil:
+		return got, true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return Invocation{}, false, nil
+	}
+	return Invocation{}, false, fmt.Errorf("error inserting invocation: %w", err)
+}

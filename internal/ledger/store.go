@@ -239,6 +239,11 @@ type Store interface {
 	// gated call is never recorded without its request, and admission
 	// costs one transaction. open may be nil.
 	InvocationAdmit(ctx context.Context, inv Invocation, maxOpen int, open ApprovalOpener) (Admission, error)
+	// InvocationInsertInSession records a new call only if its session is
+	// its agent's, active and not being rolled back, checked by the insert
+	// itself; ok is false, and nothing is written, when the key is taken
+	// or the session does not pass.
+	InvocationInsertInSession(ctx context.Context, inv Invocation) (got Invocation, ok bool, err error)
 	InvocationGet(ctx context.Context, id string) (Invocation, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation

@@ -98,4 +98,53 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 		require.False(t, again.Created)
 		require.Equal(t, got.Invocation.ID, again.Invocation.ID)
 	})
+
+	t.Run("InsertInSessionHoldsTheSessionToTheChecks", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		session := func(id string) {
+			_, err := s.SessionUpsert(ctx, ledger.Session{ID: id, AgentID: "agent_1"})
+			require.NoError(t, err)
+		}
+		session("ses_in_active")
+		inv := newInvocation("ses_in_active")
+		got, ok, err := s.InvocationInsertInSession(ctx, inv)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, inv.OperationKey, got.OperationKey)
+		require.Equal(t, "ses_in_active", got.SessionID)
+		require.JSONEq(t, string(inv.Args), string(got.Args))
+
+		_, ok, err = s.InvocationInsertInSession(ctx, inv)
+		require.NoError(t, err)
+		require.False(t, ok, "a key taken inserts nothing")
+
+		other := newInvocation("ses_in_active")
+		other.AgentID = "agent_2"
+		_, ok, err = s.InvocationInsertInSession(ctx, other)
+		require.NoError(t, err)
+		require.False(t, ok, "another agent's session")
+
+		_, ok, err = s.InvocationInsertInSession(ctx, newInvocation("ses_in_missing"))
+		require.NoError(t, err)
+		require.False(t, ok, "a session not recorded")
+
+		session("ses_in_halted")
+		_, err = s.SessionHalt(ctx, "ses_in_halted", "step", "why")
+		require.NoError(t, err)
+		session("ses_in_rollback")
+		_, err = s.SessionRollbackBegin(ctx, "ses_in_rollback")
+		require.NoError(t, err)
+		session("ses_in_ended")
+		_, _, err = s.SessionEnd(ctx, "ses_in_ended", nil)
+		require.NoError(t, err)
+		for _, id := range []string{"ses_in_halted", "ses_in_rollback", "ses_in_ended"} {
+			inv := newInvocation(id)
+			_, ok, err := s.InvocationInsertInSession(ctx, inv)
+			require.NoError(t, err)
+			require.False(t, ok, id)
+			_, err = s.InvocationGetByKey(ctx, inv.OperationKey)
+			require.ErrorIs(t, err, ledger.ErrNotFound, id)
+		}
+	})
 }
