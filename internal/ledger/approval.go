@@ -23,49 +23,11 @@ func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (
 // approvalRequestInsert is ApprovalRequestInsert within tx, so a request
 // can open in the transaction that records its call.
 func (l *ledger) approvalRequestInsert(ctx context.Context, tx *sql.Tx, a ApprovalRequest) (ApprovalRequest, error) {
-	if a.TimeoutAt.IsZero() {
-		return ApprovalRequest{}, errors.New("error inserting approval request: timeout is required")
-	}
-	if a.Status == "" {
-		a.Status = ApprovalPending
-	}
-	if a.Status != ApprovalPending && a.DecidedBy == "" {
-		// The decision is logged with its actor, and the log has no
-		// anonymous entries.
-		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: a request inserted %s names who decided it", a.Status)
-	}
-	riskTags := a.RiskTags
-	if riskTags == nil {
-		riskTags = []string{}
-	}
-	tags, err := jsonArg(&riskTags)
+	a, args, err := l.approvalInsertArgs(a)
 	if err != nil {
-		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: %w", err)
+		return ApprovalRequest{}, err
 	}
-
-	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
-		return ApprovalRequest{}, errors.New("error inserting approval request: a pending request has no decision to detail")
-	}
-	inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"),
-		idOr(a.ID, "apr"),
-		a.InvocationID,
-		a.OperationKey,
-		textArg(a.SessionID),
-		textArg(a.AgentID),
-		a.Tool,
-		rawJSONArg(a.Args),
-		a.ArgsHash,
-		a.ApproverRole,
-		textArg(a.Reason),
-		tags,
-		string(a.Effect),
-		string(a.Reversibility),
-		rawJSONArg(a.Context),
-		string(a.Status),
-		l.timeArg(a.TimeoutAt),
-		textArg(a.DecidedBy),
-		l.nullTimeArg(a.DecidedAt),
-	))
+	inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"), args...))
 	switch {
 	case err == nil:
 		inserted.DecisionDetail = a.DecisionDetail
@@ -86,30 +48,84 @@ func (l *ledger) approvalRequestInsert(ctx context.Context, tx *sql.Tx, a Approv
 	return got, nil
 }
 
+// approvalInsertArgs checks a request about to be inserted and returns it
+// with its ID and status filled in, and the arguments of
+// ApprovalRequestInsert.
+func (l *ledger) approvalInsertArgs(a ApprovalRequest) (ApprovalRequest, []any, error) {
+	if a.TimeoutAt.IsZero() {
+		return a, nil, errors.New("error inserting approval request: timeout is required")
+	}
+	if a.Status == "" {
+		a.Status = ApprovalPending
+	}
+	if a.Status != ApprovalPending && a.DecidedBy == "" {
+		// The decision is logged with its actor, and the log has no
+		// anonymous entries.
+		return a, nil, fmt.Errorf("error inserting approval request: a request inserted %s names who decided it", a.Status)
+	}
+	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
+		return a, nil, errors.New("error inserting approval request: a pending request has no decision to detail")
+	}
+	riskTags := a.RiskTags
+	if riskTags == nil {
+		riskTags = []string{}
+	}
+	tags, err := jsonArg(&riskTags)
+	if err != nil {
+		return a, nil, fmt.Errorf("error inserting approval request: %w", err)
+	}
+	a.ID = idOr(a.ID, "apr")
+	return a, []any{
+		a.ID,
+		a.InvocationID,
+		a.OperationKey,
+		textArg(a.SessionID),
+		textArg(a.AgentID),
+		a.Tool,
+		rawJSONArg(a.Args),
+		a.ArgsHash,
+		a.ApproverRole,
+		textArg(a.Reason),
+		tags,
+		string(a.Effect),
+		string(a.Reversibility),
+		rawJSONArg(a.Context),
+		string(a.Status),
+		l.timeArg(a.TimeoutAt),
+		textArg(a.DecidedBy),
+		l.nullTimeArg(a.DecidedAt),
+	}, nil
+}
+
 // logOpened logs a new request: the agent asked, and, when the request was
 // inserted already decided, the decision by whoever took it.
 func (l *ledger) logOpened(ctx context.Context, tx *sql.Tx, a ApprovalRequest) error {
-	if _, err := l.appendEvent(ctx, tx, ApprovalEvent{
+	for _, e := range openedEvents(a) {
+		if _, err := l.appendEvent(ctx, tx, e); err != nil {
+			return fmt.Errorf("error inserting approval request: %w", err)
+		}
+	}
+	return nil
+}
+
+// openedEvents are the events a new request logs, in order.
+func openedEvents(a ApprovalRequest) []ApprovalEvent {
+	events := []ApprovalEvent{{
 		ApprovalID:     a.ID,
 		Kind:           ApprovalEventRequested,
 		Actor:          "agent:" + a.AgentID,
 		ArgsHashBefore: a.ArgsHash,
-	}); err != nil {
-		return fmt.Errorf("error inserting approval request: %w", err)
-	}
+	}}
 	if a.Status == ApprovalPending {
-		return nil
+		return events
 	}
-	if _, err := l.appendEvent(ctx, tx, ApprovalEvent{
+	return append(events, ApprovalEvent{
 		ApprovalID:     a.ID,
 		Kind:           ApprovalEventKind(a.Status), // every final status names its event kind
 		Actor:          a.DecidedBy,
 		ArgsHashBefore: a.ArgsHash,
 		Detail:         a.DecisionDetail,
-	}); err != nil {
-		return fmt.Errorf("error inserting approval request: %w", err)
-	}
-	return nil
+	})
 }
 
 func (l *ledger) ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error) {

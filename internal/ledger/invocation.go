@@ -14,21 +14,7 @@ func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocati
 }
 
 func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation) (Invocation, bool, error) {
-	got, err := scanInvocation(q.QueryRowContext(ctx, l.query("InvocationInsert"),
-		idOr(inv.ID, "inv"),
-		inv.OperationKey,
-		textArg(inv.SessionID),
-		textArg(inv.AgentID),
-		inv.Tool,
-		rawJSONArg(inv.Args),
-		inv.ArgsHash,
-		string(inv.Route),
-		string(inv.State),
-		textArg(inv.WorkflowID),
-		textArg(inv.ToolCallID),
-		textArg(string(inv.EffectClass)),
-		textArg(inv.CatalogVersion),
-	))
+	got, err := scanInvocation(q.QueryRowContext(ctx, l.query("InvocationInsert"), invocationArgs(inv)...))
 	switch {
 	case err == nil:
 		return got, true, nil
@@ -43,6 +29,26 @@ func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation
 		return Invocation{}, false, fmt.Errorf("error getting invocation by key %q: %w", inv.OperationKey, notFound(err))
 	}
 	return got, false, nil
+}
+
+// invocationArgs are the arguments of InvocationInsert and the inserts
+// like it, $1 to $13.
+func invocationArgs(inv Invocation) []any {
+	return []any{
+		idOr(inv.ID, "inv"),
+		inv.OperationKey,
+		textArg(inv.SessionID),
+		textArg(inv.AgentID),
+		inv.Tool,
+		rawJSONArg(inv.Args),
+		inv.ArgsHash,
+		string(inv.Route),
+		string(inv.State),
+		textArg(inv.WorkflowID),
+		textArg(inv.ToolCallID),
+		textArg(string(inv.EffectClass)),
+		textArg(inv.CatalogVersion),
+	}
 }
 
 func (l *ledger) InvocationGet(ctx context.Context, id string) (Invocation, error) {

@@ -40,24 +40,32 @@ func (l *ledger) InvocationAdmit(ctx context.Context, inv Invocation, maxOpen in
 		}
 		return Admission{Invocation: got, Created: created}, nil
 	}
+	inv.ID = idOr(inv.ID, "inv")
+	if l.name == dialectPostgres {
+		return l.invocationAdmitPipelined(ctx, inv, maxOpen, capped, open)
+	}
 	var out Admission
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
 		out = Admission{}
+		insert, args := "InvocationInsert", invocationArgs(inv)
 		if capped {
-			existing, err := l.overCap(ctx, tx, inv, maxOpen)
-			if err != nil || existing != nil {
-				if existing != nil {
-					out.Invocation = *existing
-				}
-				return err
+			if _, err := tx.ExecContext(ctx, l.query("AgentCapLock"), capLockKey(inv.AgentID)); err != nil {
+				return fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
 			}
+			insert, args = "InvocationInsertUnderCap", append(args, maxOpen)
 		}
-		got, created, err := l.invocationInsert(ctx, tx, inv)
-		if err != nil {
+		got, err := scanInvocation(tx.QueryRowContext(ctx, l.query(insert), args...))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			out.Invocation, err = l.admitMissed(func(query string, args ...any) rowScanner {
+				return tx.QueryRowContext(ctx, query, args...)
+			}, inv, maxOpen, capped)
 			return err
+		case err != nil:
+			return fmt.Errorf("error inserting invocation: %w", err)
 		}
-		out.Invocation, out.Created = got, created
-		if !created || open == nil {
+		out.Invocation, out.Created = got, true
+		if open == nil {
 			return nil
 		}
 		var calls []Invocation
@@ -83,29 +91,29 @@ func (l *ledger) InvocationAdmit(ctx context.Context, inv Invocation, maxOpen in
 	return out, nil
 }
 
-// overCap takes the agent's open-approvals lock and counts what it holds.
-// Past the cap, a key already recorded is returned to be answered (the
-// same call sent again, or twice at once: the lock orders it after the
-// other send's commit); a new one is refused with a *CapError.
-func (l *ledger) overCap(ctx context.Context, tx *sql.Tx, inv Invocation, maxOpen int) (*Invocation, error) {
-	if _, err := tx.ExecContext(ctx, l.query("AgentCapLock"), string(CapOpenApprovals)+":"+inv.AgentID); err != nil {
-		return nil, fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
-	}
-	var held int
-	if err := tx.QueryRowContext(ctx, l.query("ApprovalCountOpen"), inv.AgentID).Scan(&held); err != nil {
-		return nil, fmt.Errorf("error counting the agent's %s: %w", CapOpenApprovals, err)
-	}
-	if held < maxOpen {
-		return nil, nil
-	}
-	got, err := scanInvocation(tx.QueryRowContext(ctx, l.query("InvocationGetByKey"), inv.OperationKey))
+// capLockKey names the agent's open-approvals cap lock.
+func capLockKey(agentID string) string { return string(CapOpenApprovals) + ":" + agentID }
+
+// admitMissed explains an admission insert that inserted nothing: the key
+// was taken, and its row is answered whatever the count (the same call
+// sent again, or twice at once: the cap lock orders it after the other
+// send's commit); or the cap was reached, refused with a *CapError.
+// queryRow runs one statement in the admission's transaction.
+func (l *ledger) admitMissed(queryRow func(query string, args ...any) rowScanner, inv Invocation, maxOpen int, capped bool) (Invocation, error) {
+	got, err := scanInvocation(queryRow(l.query("InvocationGetByKey"), inv.OperationKey))
 	switch {
 	case err == nil:
-		return &got, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("error getting invocation by key %q: %w", inv.OperationKey, err)
+		return got, nil
+	case !errors.Is(err, sql.ErrNoRows) || !capped:
+		return Invocation{}, fmt.Errorf("error getting invocation by key %q: %w", inv.OperationKey, notFound(err))
 	}
-	return nil, &CapError{Cap: CapOpenApprovals, AgentID: inv.AgentID, Limit: maxOpen, Held: held}
+	var held int
+	if err := queryRow(l.query("ApprovalCountOpen"), inv.AgentID).Scan(&held); err != nil {
+		return Invocation{}, fmt.Errorf("error counting the agent's %s: %w", CapOpenApprovals, err)
+	}
+	// The insert saw the cap reached; a decision since may have freed a
+	// place, which the next call takes.
+	return Invocation{}, &CapError{Cap: CapOpenApprovals, AgentID: inv.AgentID, Limit: maxOpen, Held: max(held, maxOpen)}
 }
 
 // InvocationInsertInSession records inv only if its session is its agent's,
@@ -114,21 +122,7 @@ func (l *ledger) overCap(ctx context.Context, tx *sql.Tx, inv Invocation, maxOpe
 // false when nothing was inserted: the key was taken, or the session is
 // missing or does not pass; the caller then reads both.
 func (l *ledger) InvocationInsertInSession(ctx context.Context, inv Invocation) (got Invocation, ok bool, err error) {
-	got, err = scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationInsertInSession"),
-		idOr(inv.ID, "inv"),
-		inv.OperationKey,
-		textArg(inv.SessionID),
-		textArg(inv.AgentID),
-		inv.Tool,
-		rawJSONArg(inv.Args),
-		inv.ArgsHash,
-		string(inv.Route),
-		string(inv.State),
-		textArg(inv.WorkflowID),
-		textArg(inv.ToolCallID),
-		textArg(string(inv.EffectClass)),
-		textArg(inv.CatalogVersion),
-	))
+	got, err = scanInvocation(l.conn.QueryRowContext(ctx, l.query("InvocationInsertInSession"), invocationArgs(inv)...))
 	switch {
 	case err == nil:
 		return got, true, nil

@@ -147,4 +147,35 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 			require.ErrorIs(t, err, ledger.ErrNotFound, id)
 		}
 	})
+
+	t.Run("CapHoldsUnderABurst", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		const limit, tries = 3, 10
+		agent := gated("ses_admit_burst").AgentID
+		results := make([]ledger.Admission, tries)
+		errs := burst(tries, func(i int) error {
+			inv := gated("ses_admit_burst")
+			inv.AgentID = agent
+			var err error
+			var mine []ledger.Invocation
+			results[i], err = s.InvocationAdmit(ctx, inv, limit, func(inv ledger.Invocation, calls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+				a, err := opener(&mine)(inv, calls)
+				a.Status, a.DecidedBy, a.DecidedAt = ledger.ApprovalPending, "", nil
+				return a, err
+			})
+			return err
+		})
+		created := 0
+		for i, err := range errs {
+			if err != nil {
+				require.ErrorIs(t, err, ledger.ErrCapReached)
+				continue
+			}
+			require.True(t, results[i].Created)
+			require.NotNil(t, results[i].Approval)
+			created++
+		}
+		require.Equal(t, limit, created, "exactly the cap's worth recorded, each with its pending request")
+	})
 }

@@ -20,6 +20,24 @@ ON CONFLICT (operation_key) DO NOTHING
 RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
           workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
 
+-- name: InvocationInsertUnderCap
+-- InvocationInsert that inserts nothing while the agent holds $14 or more
+-- approval requests open, counted as ApprovalCountOpen counts them. The
+-- transaction took the agent's cap lock (AgentCapLock) in an earlier
+-- statement, so the count sees every commit of the writers before it.
+-- Nothing inserted means the key was taken or the cap reached.
+INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
+                         workflow_id, tool_call_id, effect_class, catalog_version)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+WHERE (SELECT count(*)
+       FROM invocations i
+       WHERE i.agent_id = $4 AND i.state = 'awaiting_approval'
+         AND NOT EXISTS (SELECT 1 FROM approval_requests a WHERE a.invocation_id = i.id AND a.status <> 'pending'))
+      < $14
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
+
 -- name: InvocationGet
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
        workflow_id, created_at, updated_at, tool_call_id, effect_class,
