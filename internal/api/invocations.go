@@ -64,16 +64,17 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		defer adm.Forget()
 	}
 	inv := adm.Invocation
+	var msg *readMessage
 	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
 		s.answerBy(w, r, time.Now().Add(s.AnswerTimeout()))
-		inv = s.wait(r.Context(), inv, adm.Recorded)
+		inv, msg = s.wait(r.Context(), inv, adm.Recorded)
 	}
 	if !inv.State.Terminal() && !adm.Created {
 		// A re-sent key whose workflow is gone must hear how it ended, not
 		// "still running" for ever.
-		inv = s.finalizeStranded(r.Context(), inv)
+		inv, msg = s.finalizeStranded(r.Context(), inv), nil
 	}
-	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID)
+	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID, msg)
 }
 
 // Finalizer finishes an invocation whose workflow ended without finishing
@@ -124,10 +125,20 @@ func (s *Server) listen() func(string) (<-chan struct{}, func()) {
 // workflow to complete (ADR 8), and the workflow is waited on only when
 // the board stays quiet for boardQuiet. recorded is a wait registered on
 // the board before the workflow started, if any. A transient error while
-// waiting on the workflow is retried until the deadline.
-func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-chan struct{}) ledger.Invocation {
+// waiting on the workflow is retried until the deadline. The message the
+// returned invocation's receipt names is read with it, when it was read.
+func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-chan struct{}) (ledger.Invocation, *readMessage) {
 	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
 	defer cancel()
+	var msg *readMessage
+	read := func() (ledger.Invocation, error) {
+		got, ms, err := s.cfg.Store.InvocationGetWithMessage(ctx, inv.ID, twilioProvider)
+		msg = nil
+		if err == nil {
+			msg = &readMessage{status: ms}
+		}
+		return got, err
+	}
 	if recorded == nil {
 		var forget func()
 		recorded, forget = s.cfg.Answers.Wait(inv.ID)
@@ -135,8 +146,8 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		// Registered before this read, so an outcome committed in this
 		// process is either read here or heard.
 		if recorded != nil {
-			if got, err := s.cfg.Store.InvocationGet(ctx, inv.ID); err == nil && (got.State.Terminal() || answered(got)) {
-				return got
+			if got, err := read(); err == nil && (got.State.Terminal() || answered(got)) {
+				return got, msg
 			}
 		}
 	}
@@ -168,13 +179,13 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 			var res workflows.InvocationResult
 			err = s.cfg.Temporal.GetWorkflow(until, inv.WorkflowID, "").Get(until, &res)
 		}
-		got, gerr := s.cfg.Store.InvocationGet(ctx, inv.ID)
+		got, gerr := read()
 		if gerr != nil {
 			s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", gerr)
-			return inv
+			return inv, nil
 		}
 		if got.State.Terminal() || answered(got) || err == nil || waitCtx.Err() != nil {
-			return got
+			return got, msg
 		}
 		if until.Err() != nil {
 			// Told of an outcome the ledger does not show as final: the
@@ -186,12 +197,12 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		if errors.As(err, &closed) {
 			// The workflow ended without finishing the invocation; waiting
 			// longer cannot change that.
-			return s.finalizeStranded(ctx, got)
+			return s.finalizeStranded(ctx, got), nil
 		}
 		s.cfg.Logger.Warn("waiting on invocation workflow failed; retrying", "invocation", inv.ID, "err", err)
 		select {
 		case <-waitCtx.Done():
-			return got
+			return got, msg
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -259,14 +270,17 @@ func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 			approvalID = apr.ID
 		}
 	}
-	s.writeInvocation(r.Context(), w, inv, approvalID)
+	s.writeInvocation(r.Context(), w, inv, approvalID, nil)
 }
 
 // writeInvocation answers 200 with the final observation, or 202 with a
 // pending one and a Retry-After hint. A final observation comes with what
 // the provider reported about its message since, and a follow-up when that
 // contradicts it.
-func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv ledger.Invocation, approvalID string) {
+//
+// msg, when not nil, is the message status read with inv, so it is not
+// read again.
+func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv ledger.Invocation, approvalID string, msg *readMessage) {
 	body := apitype.Invocation{
 		InvocationID: inv.ID,
 		OperationKey: inv.OperationKey,
@@ -281,7 +295,7 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 	}
 	if inv.State.Terminal() && inv.Observation != nil {
 		body.Observation = *inv.Observation
-		if ms, ok := s.messageStatus(ctx, inv); ok {
+		if ms, ok := s.messageStatus(ctx, inv, msg); ok {
 			args, _ := tools.DecodeArgs(inv.Args)
 			body.Delivery = deliveryView(ms)
 			body.FollowUp = deliveryFailure(inv, ms, args)

@@ -121,7 +121,14 @@ func (l *ledger) InvocationListBySession(ctx context.Context, sessionID string) 
 
 func scanInvocation(row rowScanner) (Invocation, error) {
 	var inv Invocation
-	err := row.Scan(
+	err := row.Scan(invocationDest(&inv)...)
+	return inv, err
+}
+
+// invocationDest is where each column of an invocation row is scanned, in
+// the order every invocation query selects them.
+func invocationDest(inv *Invocation) []any {
+	return []any{
 		&inv.ID,
 		&inv.OperationKey,
 		textCol{&inv.SessionID},
@@ -138,8 +145,7 @@ func scanInvocation(row rowScanner) (Invocation, error) {
 		textCol{&inv.ToolCallID},
 		textCol{(*string)(&inv.EffectClass)},
 		textCol{&inv.CatalogVersion},
-	)
-	return inv, err
+	}
 }
 
 // notFound maps "no row" to ErrNotFound and leaves other errors alone.

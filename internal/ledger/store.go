@@ -245,6 +245,10 @@ type Store interface {
 	// or the session does not pass.
 	InvocationInsertInSession(ctx context.Context, inv Invocation) (got Invocation, ok bool, err error)
 	InvocationGet(ctx context.Context, id string) (Invocation, error)
+	// InvocationGetWithMessage is InvocationGet with the latest status
+	// provider reported for the message the invocation's receipt names:
+	// nil when it names none or none was reported.
+	InvocationGetWithMessage(ctx context.Context, id, provider string) (Invocation, *MessageStatus, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
 	// whose composite effect went out in part: the answer given while the

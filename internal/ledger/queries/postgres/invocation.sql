@@ -45,6 +45,18 @@ SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, st
 FROM invocations
 WHERE id = $1;
 
+-- name: InvocationGetWithMessage
+-- An invocation with the latest status $2 reported for the message its
+-- receipt names, NULLs when there is none: an answer reads both at once.
+SELECT i.id, i.operation_key, i.session_id, i.agent_id, i.tool, i.args, i.args_hash, i.route, i.state, i.observation,
+       i.workflow_id, i.created_at, i.updated_at, i.tool_call_id, i.effect_class,
+       i.catalog_version,
+       m.provider, m.message_id, m.status, m.recipient, m.error_code, m.created_at, m.updated_at
+FROM invocations i
+LEFT JOIN message_statuses m
+  ON m.provider = $2 AND m.message_id = i.observation->'receipt'->'fields'->>'message_sid'
+WHERE i.id = $1;
+
 -- name: InvocationGetByKey
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
        workflow_id, created_at, updated_at, tool_call_id, effect_class,
