@@ -244,15 +244,8 @@ func (g *Gate) check(req Request) (call, error) {
 // session, a halted or ended one, one waiting for an approver, or one
 // being rolled back.
 func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) error {
-	switch {
-	// The post-call agent has no key and acts only from the post-call
-	// workflow, on behalf of the session's own agent.
-	case sess.AgentID != c.agent.ID && !c.postCall:
-		return RefuseSessionForbidden(sess.ID)
-	case sess.State == mt.SessionHalted:
-		return refuseSessionHalted(sess)
-	case sess.State == mt.SessionEnded && !c.postCall:
-		return refuseSessionEnded(sess)
+	if err := checkSessionRow(c, sess); err != nil {
+		return err
 	}
 	route := c.tool.Route()
 	if !c.postCall && approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
@@ -271,6 +264,22 @@ func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) er
 		if err := g.refuseWhileRollingBack(ctx, sess, c.key); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkSessionRow refuses a call the session's row alone rules out:
+// another agent's session, a halted or ended one.
+func checkSessionRow(c call, sess ledger.Session) error {
+	switch {
+	// The post-call agent has no key and acts only from the post-call
+	// workflow, on behalf of the session's own agent.
+	case sess.AgentID != c.agent.ID && !c.postCall:
+		return RefuseSessionForbidden(sess.ID)
+	case sess.State == mt.SessionHalted:
+		return refuseSessionHalted(sess)
+	case sess.State == mt.SessionEnded && !c.postCall:
+		return refuseSessionEnded(sess)
 	}
 	return nil
 }
@@ -332,17 +341,21 @@ func (g *Gate) invocation(req Request, c call) ledger.Invocation {
 // admitInKnownSession records a call in a session whose workflow this
 // process started, in one statement that holds the session to what
 // checkSession checks of its row (its agent's, active, not being rolled
-// back), with no read of the session first. It does so only where those
-// are all the checks the call needs: not the post-call agent's, not gated
-// (its approval rule reads the session's facts), not a write held back
-// while the session awaits an approver. ok is false when it did not
+// back), with no read of the session first; a gated call, whose approval
+// rule reads the session's facts, reads it in the transaction that records
+// the call. It does so only where those are all the checks the call needs:
+// not the post-call agent's, not a write held back while the session
+// awaits an approver. ok is false when it did not
 // record the call: the key was taken, or the session needs a look; the
 // full admission then runs and says why.
 func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
 	route := c.tool.Route()
-	if c.postCall || route == mt.RouteGated || !g.sessions.has(req.SessionID) ||
+	if c.postCall || !g.sessions.has(req.SessionID) ||
 		(approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites) {
 		return Admitted{}, false, nil
+	}
+	if route == mt.RouteGated {
+		return g.admitGatedInKnownSession(ctx, req, c)
 	}
 	inv, ok, err := g.cfg.Store.InvocationInsertInSession(ctx, g.invocation(req, c))
 	if err != nil {
@@ -544,4 +557,62 @@ func (g *Gate) logRefusal(ctx context.Context, req Request, ref *apitype.Refusal
 		g.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)
 	}
 	g.cfg.Logger.Info("call refused", "agent", req.AgentID, "tool", req.Tool, "code", ref.Observation.Code)
+}
+
+// errSessionNeedsLook ends an admission in a known session whose row calls
+// for the checks only the full admission makes (a rollback under way).
+var errSessionNeedsLook = errors.New("the session needs the full admission")
+
+// admitGatedInKnownSession records a gated call, its session read and
+// checked and its approval request opened, in one transaction. ok is false
+// when the full admission must run: the session is not recorded, or is
+// being rolled back.
+func (g *Gate) admitGatedInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
+	var sess ledger.Session
+	check := func(s ledger.Session) error {
+		if err := checkSessionRow(c, s); err != nil {
+			return err
+		}
+		if s.RollbackStartedAt != nil {
+			return errSessionNeedsLook
+		}
+		sess = s
+		return nil
+	}
+	now := g.cfg.Now()
+	open := func(inv ledger.Invocation, calls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+		return approval.NewRequest(inv, decodeArgs(inv.Args), sess, policyOf(c.catalog, c.tool), now, calls)
+	}
+	rec, err := g.cfg.Store.InvocationAdmitInSession(ctx, g.invocation(req, c), c.agent.MaxOpenApprovals, check, open)
+	switch {
+	case errors.Is(err, errSessionNeedsLook), errors.Is(err, ledger.ErrNotFound):
+		return Admitted{}, false, nil
+	case err != nil:
+		var ref *apitype.Refusal
+		if errors.As(err, &ref) {
+			return Admitted{}, true, ref
+		}
+		if ref := RefuseOverCap(err); ref != nil {
+			return Admitted{}, true, ref
+		}
+		return Admitted{}, true, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return Admitted{}, true, refuseKeyReused(c.key, inv)
+	}
+	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
+	if adm.Invocation.State.Terminal() {
+		return adm, true, nil
+	}
+	if rec.Created && req.Listen != nil {
+		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
+	}
+	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, true, err
+	}
+	return adm, true, nil
 }

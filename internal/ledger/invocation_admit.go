@@ -30,8 +30,24 @@ type ApprovalOpener func(inv Invocation, sessionCalls []Invocation) (ApprovalReq
 // opener, its approval request and the request's events. A key already
 // recorded is answered with its row whatever the count, and opens nothing.
 func (l *ledger) InvocationAdmit(ctx context.Context, inv Invocation, maxOpen int, open ApprovalOpener) (Admission, error) {
+	return l.invocationAdmit(ctx, inv, maxOpen, nil, open)
+}
+
+// InvocationAdmitInSession is InvocationAdmit that first reads the call's
+// session in the same transaction and hands it to check: an error check
+// returns ends the admission with nothing recorded, as does a session not
+// recorded (ErrNotFound). Admission's read of the session and its write
+// are then one transaction.
+func (l *ledger) InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error) {
+	if check == nil {
+		return Admission{}, errors.New("error recording invocation: a session check is required")
+	}
+	return l.invocationAdmit(ctx, inv, maxOpen, check, open)
+}
+
+func (l *ledger) invocationAdmit(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error) {
 	capped := maxOpen > 0 && inv.State == maestrotype.InvocationAwaitingApproval
-	if !capped && open == nil {
+	if !capped && open == nil && check == nil {
 		// One statement needs no transaction: BEGIN and COMMIT would each
 		// cost a round trip.
 		got, created, err := l.invocationInsert(ctx, l.conn, inv)
@@ -42,11 +58,20 @@ func (l *ledger) InvocationAdmit(ctx context.Context, inv Invocation, maxOpen in
 	}
 	inv.ID = idOr(inv.ID, "inv")
 	if l.name == dialectPostgres {
-		return l.invocationAdmitPipelined(ctx, inv, maxOpen, capped, open)
+		return l.invocationAdmitPipelined(ctx, inv, maxOpen, capped, check, open)
 	}
 	var out Admission
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
 		out = Admission{}
+		if check != nil {
+			sess, err := scanSession(tx.QueryRowContext(ctx, l.query("SessionGet"), inv.SessionID))
+			if err != nil {
+				return fmt.Errorf("error getting session %q: %w", inv.SessionID, notFound(err))
+			}
+			if err := check(sess); err != nil {
+				return err
+			}
+		}
 		insert, args := "InvocationInsert", invocationArgs(inv)
 		if capped {
 			if _, err := tx.ExecContext(ctx, l.query("AgentCapLock"), capLockKey(inv.AgentID)); err != nil {

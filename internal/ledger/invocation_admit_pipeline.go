@@ -18,7 +18,7 @@ import (
 // once the request is built from what the first returned. Statements of a
 // pipeline run in order, each after the one before it, so the count still
 // sees every commit of the writers the lock made it wait for.
-func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, maxOpen int, capped bool, open ApprovalOpener) (Admission, error) {
+func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, maxOpen int, capped bool, check func(Session) error, open ApprovalOpener) (Admission, error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return Admission{}, fmt.Errorf("error getting a connection: %w", err)
@@ -32,7 +32,7 @@ func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, m
 		}
 		pc := sc.Conn()
 		var err error
-		out, err = l.admitOn(ctx, pc, inv, maxOpen, capped, open)
+		out, err = l.admitOn(ctx, pc, inv, maxOpen, capped, check, open)
 		if err != nil && pc.PgConn().TxStatus() != 'I' {
 			// The connection goes back to the pool outside any transaction,
 			// or not at all.
@@ -48,10 +48,15 @@ func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, m
 	return out, nil
 }
 
-func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxOpen int, capped bool, open ApprovalOpener) (Admission, error) {
+func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxOpen int, capped bool, check func(Session) error, open ApprovalOpener) (Admission, error) {
 	insert, args := "InvocationInsert", invocationArgs(inv)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
+	// The session is read before the insert and checked once the pipeline
+	// returns: a session that refuses the call rolls the insert back.
+	if check != nil {
+		b.Queue(l.query("SessionGet"), inv.SessionID)
+	}
 	if capped {
 		b.Queue(l.query("AgentCapLock"), capLockKey(inv.AgentID))
 		insert, args = "InvocationInsertUnderCap", append(args, maxOpen)
@@ -61,9 +66,14 @@ func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxO
 	if listed {
 		b.Queue(l.query("InvocationListBySession"), inv.SessionID)
 	}
-	got, created, calls, err := readAdmitBatch(pc.SendBatch(ctx, b), capped, listed)
+	sess, got, created, calls, err := readAdmitBatch(pc.SendBatch(ctx, b), check != nil, capped, listed)
 	if err != nil {
 		return Admission{}, err
+	}
+	if check != nil {
+		if err := check(sess); err != nil {
+			return Admission{}, err
+		}
 	}
 	queryRow := func(query string, args ...any) rowScanner { return pc.QueryRow(ctx, query, args...) }
 	if !created {
@@ -122,18 +132,23 @@ func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxO
 
 // readAdmitBatch reads the first pipeline's results, in the order queued,
 // and closes it.
-func readAdmitBatch(br pgx.BatchResults, capped, listed bool) (got Invocation, created bool, calls []Invocation, err error) {
+func readAdmitBatch(br pgx.BatchResults, session, capped, listed bool) (sess Session, got Invocation, created bool, calls []Invocation, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("error recording invocation: %w", cerr)
 		}
 	}()
 	if _, err := br.Exec(); err != nil {
-		return Invocation{}, false, nil, fmt.Errorf("error beginning transaction: %w", err)
+		return Session{}, Invocation{}, false, nil, fmt.Errorf("error beginning transaction: %w", err)
+	}
+	if session {
+		if sess, err = scanSession(br.QueryRow()); err != nil {
+			return Session{}, Invocation{}, false, nil, fmt.Errorf("error getting session: %w", notFound(err))
+		}
 	}
 	if capped {
 		if _, err := br.Exec(); err != nil {
-			return Invocation{}, false, nil, fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
+			return Session{}, Invocation{}, false, nil, fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
 		}
 	}
 	got, err = scanInvocation(br.QueryRow())
@@ -141,27 +156,27 @@ func readAdmitBatch(br pgx.BatchResults, capped, listed bool) (got Invocation, c
 	case err == nil:
 		created = true
 	case !errors.Is(err, sql.ErrNoRows):
-		return Invocation{}, false, nil, fmt.Errorf("error inserting invocation: %w", err)
+		return Session{}, Invocation{}, false, nil, fmt.Errorf("error inserting invocation: %w", err)
 	}
 	if listed {
 		rows, err := br.Query()
 		if err != nil {
-			return Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+			return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 		}
 		defer rows.Close()
 		calls = []Invocation{}
 		for rows.Next() {
 			inv, err := scanInvocation(rows)
 			if err != nil {
-				return Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+				return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 			}
 			calls = append(calls, inv)
 		}
 		if err := rows.Err(); err != nil {
-			return Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+			return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 		}
 	}
-	return got, created, calls, nil
+	return sess, got, created, calls, nil
 }
 
 // readOpenBatch reads the second pipeline's results and closes it:

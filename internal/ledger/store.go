@@ -239,6 +239,11 @@ type Store interface {
 	// gated call is never recorded without its request, and admission
 	// costs one transaction. open may be nil.
 	InvocationAdmit(ctx context.Context, inv Invocation, maxOpen int, open ApprovalOpener) (Admission, error)
+	// InvocationAdmitInSession is InvocationAdmit that reads the call's
+	// session first, in the same transaction, and records nothing when
+	// check refuses it (check's error is returned) or it is not recorded
+	// (ErrNotFound).
+	InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error)
 	// InvocationInsertInSession records a new call only if its session is
 	// its agent's, active and not being rolled back, checked by the insert
 	// itself; ok is false, and nothing is written, when the key is taken

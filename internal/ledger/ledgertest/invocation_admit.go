@@ -178,4 +178,34 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 		}
 		require.Equal(t, limit, created, "exactly the cap's worth recorded, each with its pending request")
 	})
+
+	t.Run("InSessionReadsTheSessionFirstAndRecordsNothingItRefuses", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		inv := gated("ses_admit_in")
+		_, err := s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.Session) error { return nil }, nil)
+		require.ErrorIs(t, err, ledger.ErrNotFound, "a session not recorded")
+		_, err = s.InvocationGetByKey(ctx, inv.OperationKey)
+		require.ErrorIs(t, err, ledger.ErrNotFound)
+
+		_, err = s.SessionUpsert(ctx, ledger.Session{ID: "ses_admit_in", AgentID: inv.AgentID, Facts: map[string]string{"tier": "gold"}})
+		require.NoError(t, err)
+		refused := errors.New("refused")
+		_, err = s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.Session) error { return refused }, nil)
+		require.ErrorIs(t, err, refused)
+		_, err = s.InvocationGetByKey(ctx, inv.OperationKey)
+		require.ErrorIs(t, err, ledger.ErrNotFound, "a refused call is not recorded")
+
+		var checked ledger.Session
+		var seen []ledger.Invocation
+		got, err := s.InvocationAdmitInSession(ctx, inv, 2, func(sess ledger.Session) error {
+			checked = sess
+			return nil
+		}, opener(&seen))
+		require.NoError(t, err)
+		require.True(t, got.Created)
+		require.NotNil(t, got.Approval)
+		require.Equal(t, "gold", checked.Facts["tier"], "the check sees the session's row")
+		require.Len(t, seen, 1)
+	})
 }
