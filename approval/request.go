@@ -49,7 +49,29 @@ type Requests interface {
 // starts, so the agent's answer already names a request an approver can
 // find. args are the call's arguments as a condition reads them.
 func Open(ctx context.Context, store Requests, inv ledger.Invocation, args map[string]any, sess ledger.Session, policy Policy, now time.Time) (ledger.ApprovalRequest, error) {
-	recent, err := recentCalls(ctx, store, inv)
+	var calls []ledger.Invocation
+	if inv.SessionID != "" {
+		var err error
+		if calls, err = store.InvocationListBySession(ctx, inv.SessionID); err != nil {
+			return ledger.ApprovalRequest{}, fmt.Errorf("error reading session context: %w", err)
+		}
+	}
+	req, err := NewRequest(inv, args, sess, policy, now, calls)
+	if err != nil {
+		return ledger.ApprovalRequest{}, err
+	}
+	apr, err := store.ApprovalRequestInsert(ctx, req)
+	if err != nil {
+		return ledger.ApprovalRequest{}, fmt.Errorf("error opening approval request: %w", err)
+	}
+	return apr, nil
+}
+
+// NewRequest is the approval request Open inserts, built from the
+// session's calls in the order they were made (sessionCalls), so the
+// caller may insert it in the transaction that records the call.
+func NewRequest(inv ledger.Invocation, args map[string]any, sess ledger.Session, policy Policy, now time.Time, sessionCalls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+	recent, err := recentCalls(inv, sessionCalls)
 	if err != nil {
 		return ledger.ApprovalRequest{}, err
 	}
@@ -89,11 +111,7 @@ func Open(ctx context.Context, store Requests, inv ledger.Invocation, args map[s
 			}
 		}
 	}
-	apr, err := store.ApprovalRequestInsert(ctx, req)
-	if err != nil {
-		return ledger.ApprovalRequest{}, fmt.Errorf("error opening approval request: %w", err)
-	}
-	return apr, nil
+	return req, nil
 }
 
 func gateReason(effect mt.Effect) string {
@@ -104,13 +122,9 @@ func gateReason(effect mt.Effect) string {
 }
 
 // recentCalls summarises the session's last calls for the approver.
-func recentCalls(ctx context.Context, store Requests, inv ledger.Invocation) (json.RawMessage, error) {
+func recentCalls(inv ledger.Invocation, invs []ledger.Invocation) (json.RawMessage, error) {
 	if inv.SessionID == "" {
 		return json.RawMessage(`[]`), nil
-	}
-	invs, err := store.InvocationListBySession(ctx, inv.SessionID)
-	if err != nil {
-		return nil, fmt.Errorf("error reading session context: %w", err)
 	}
 	type call struct {
 		Tool    string             `json:"tool"`

@@ -97,6 +97,10 @@ type Request struct {
 	// are recorded as agent-declared: an approval rule sees them only if
 	// it names that provenance.
 	SessionContext map[string]string
+	// Listen, if set, registers a wait for a new invocation's outcome
+	// before its workflow starts (answer.Board.Wait), so the caller hears
+	// it without first reading the ledger. Optional.
+	Listen func(invocationID string) (<-chan struct{}, func())
 }
 
 // Admitted is an invocation that passed the gate and whose workflow runs.
@@ -109,6 +113,11 @@ type Admitted struct {
 	// Decided is set for a gated call whose approval was decided at
 	// admission (a rule approved it), so there is no human to wait for.
 	Decided bool
+	// Recorded and Forget are what Request.Listen returned for a new
+	// invocation, registered before its workflow started; nil otherwise.
+	// The caller calls Forget when done waiting.
+	Recorded <-chan struct{}
+	Forget   func()
 }
 
 // Admit runs every check and, if all pass, records the invocation and
@@ -142,6 +151,9 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
+	if adm, ok, err := g.admitInKnownSession(ctx, req, c); ok || err != nil {
+		return adm, err
+	}
 	// The post-call agent acts in sessions that exist already, for their
 	// own agents: it opens none and is not capped.
 	maxLive := c.agent.MaxLiveSessions
@@ -162,15 +174,28 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err := g.ensureSession(ctx, c, sess); err != nil {
 		return Admitted{}, err
 	}
-	inv, created, err := g.record(ctx, req, c)
+	rec, err := g.record(ctx, req, c, sess)
 	if err != nil {
 		return Admitted{}, err
 	}
-	adm := Admitted{Invocation: inv, Created: created}
-	if inv.State.Terminal() {
+	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
+	if adm.Invocation.State.Terminal() {
 		return adm, nil
 	}
-	return g.launch(ctx, c, sess, adm)
+	if rec.Created && req.Listen != nil {
+		// Before the workflow starts, so its outcome cannot be recorded
+		// unheard; a re-sent key's workflow may have run already, and its
+		// caller reads the ledger first.
+		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
+	}
+	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, err
+	}
+	return adm, nil
 }
 
 // check runs the checks that need no ledger: who calls, which tool, with
@@ -219,15 +244,8 @@ func (g *Gate) check(req Request) (call, error) {
 // session, a halted or ended one, one waiting for an approver, or one
 // being rolled back.
 func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) error {
-	switch {
-	// The post-call agent has no key and acts only from the post-call
-	// workflow, on behalf of the session's own agent.
-	case sess.AgentID != c.agent.ID && !c.postCall:
-		return RefuseSessionForbidden(sess.ID)
-	case sess.State == mt.SessionHalted:
-		return refuseSessionHalted(sess)
-	case sess.State == mt.SessionEnded && !c.postCall:
-		return refuseSessionEnded(sess)
+	if err := checkSessionRow(c, sess); err != nil {
+		return err
 	}
 	route := c.tool.Route()
 	if !c.postCall && approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
@@ -250,21 +268,59 @@ func (g *Gate) checkSession(ctx context.Context, c call, sess ledger.Session) er
 	return nil
 }
 
+// checkSessionRow refuses a call the session's row alone rules out:
+// another agent's session, a halted or ended one.
+func checkSessionRow(c call, sess ledger.Session) error {
+	switch {
+	// The post-call agent has no key and acts only from the post-call
+	// workflow, on behalf of the session's own agent.
+	case sess.AgentID != c.agent.ID && !c.postCall:
+		return RefuseSessionForbidden(sess.ID)
+	case sess.State == mt.SessionHalted:
+		return refuseSessionHalted(sess)
+	case sess.State == mt.SessionEnded && !c.postCall:
+		return refuseSessionEnded(sess)
+	}
+	return nil
+}
+
 // record inserts the invocation under its key, or finds the one already
-// there; a key already used for another call is refused.
-func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocation, bool, error) {
+// there; a key already used for another call is refused. A new gated
+// call's approval request opens in the same transaction, so the call is
+// never recorded without it.
+func (g *Gate) record(ctx context.Context, req Request, c call, sess ledger.Session) (ledger.Admission, error) {
+	route := c.tool.Route()
+	// Counted with the insert, under the agent's lock: see
+	// ledger.Store.InvocationAdmit.
+	maxOpen := c.agent.MaxOpenApprovals
+	if c.postCall {
+		maxOpen = 0
+	}
+	var open ledger.ApprovalOpener
+	if route == mt.RouteGated {
+		open = g.approvalOpener(c.catalog, c.tool, sess)
+	}
+	rec, err := g.cfg.Store.InvocationAdmit(ctx, g.invocation(req, c), maxOpen, open)
+	if ref := RefuseOverCap(err); ref != nil {
+		return ledger.Admission{}, ref
+	}
+	if err != nil {
+		return ledger.Admission{}, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return ledger.Admission{}, refuseKeyReused(c.key, inv)
+	}
+	return rec, nil
+}
+
+// invocation is the row a call is recorded as.
+func (g *Gate) invocation(req Request, c call) ledger.Invocation {
 	route := c.tool.Route()
 	state := mt.InvocationRunning
 	if route == mt.RouteGated {
 		state = mt.InvocationAwaitingApproval
 	}
-	// Counted with the insert, under the agent's lock: see
-	// ledger.Store.InvocationInsertCapped.
-	maxOpen := c.agent.MaxOpenApprovals
-	if c.postCall {
-		maxOpen = 0
-	}
-	inv, created, err := g.cfg.Store.InvocationInsertCapped(ctx, ledger.Invocation{
+	return ledger.Invocation{
 		OperationKey: c.key,
 		SessionID:    req.SessionID,
 		AgentID:      c.agent.ID,
@@ -279,22 +335,53 @@ func (g *Gate) record(ctx context.Context, req Request, c call) (ledger.Invocati
 		// admitted under whatever later catalogs say.
 		EffectClass:    c.tool.Effect,
 		CatalogVersion: c.catalog.Hash(),
-	}, maxOpen)
-	if ref := RefuseOverCap(err); ref != nil {
-		return ledger.Invocation{}, false, ref
 	}
-	if err != nil {
-		return ledger.Invocation{}, false, fmt.Errorf("error recording invocation: %w", err)
-	}
-	if !created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
-		return ledger.Invocation{}, false, refuseKeyReused(c.key, inv)
-	}
-	return inv, created, nil
 }
 
-// launch opens a gated call's approval request, starts the invocation's
-// workflow and makes sure the session's workflow runs.
-func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted) (Admitted, error) {
+// admitInKnownSession records a call in a session whose workflow this
+// process started, in one statement that holds the session to what
+// checkSession checks of its row (its agent's, active, not being rolled
+// back), with no read of the session first; a gated call, whose approval
+// rule reads the session's facts, reads it in the transaction that records
+// the call. It does so only where those are all the checks the call needs:
+// not the post-call agent's, not a write held back while the session
+// awaits an approver. ok is false when it did not
+// record the call: the key was taken, or the session needs a look; the
+// full admission then runs and says why.
+func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
+	route := c.tool.Route()
+	if c.postCall || !g.sessions.has(req.SessionID) ||
+		(approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites) {
+		return Admitted{}, false, nil
+	}
+	if route == mt.RouteGated {
+		return g.admitGatedInKnownSession(ctx, req, c)
+	}
+	inv, ok, err := g.cfg.Store.InvocationInsertInSession(ctx, g.invocation(req, c))
+	if err != nil {
+		return Admitted{}, false, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if !ok {
+		return Admitted{}, false, nil
+	}
+	adm := Admitted{Invocation: inv, Created: true}
+	if req.Listen != nil {
+		adm.Recorded, adm.Forget = req.Listen(inv.ID)
+	}
+	// Not gated, so launch opens no approval and needs no session.
+	adm, err = g.launch(ctx, c, ledger.Session{}, adm, nil)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, true, err
+	}
+	return adm, true, nil
+}
+
+// launch opens a gated call's approval request unless its admission did
+// (apr), and starts the invocation's workflow.
+func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admitted, apr *ledger.ApprovalRequest) (Admitted, error) {
 	inv := adm.Invocation
 	in := workflows.InvocationInput{
 		InvocationID:   inv.ID,
@@ -309,9 +396,15 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 		CatalogVersion: inv.CatalogVersion,
 	}
 	if inv.Route == mt.RouteGated {
-		apr, err := g.openApproval(ctx, c.catalog, c.tool, inv, sess)
-		if err != nil {
-			return Admitted{}, err
+		if apr == nil {
+			// A key recorded before: its request opened with it, and is
+			// found; one recorded before requests opened with their call
+			// is opened now.
+			opened, err := g.openApproval(ctx, c.catalog, c.tool, inv, sess)
+			if err != nil {
+				return adm, err
+			}
+			apr = &opened
 		}
 		adm.ApprovalID = apr.ID
 		in.ApprovalID = apr.ID
@@ -323,7 +416,7 @@ func (g *Gate) launch(ctx context.Context, c call, sess ledger.Session, adm Admi
 	// Starting is idempotent: a duplicate request, or a retry after a crash
 	// between the insert and the start, finds the workflow already there.
 	if err := g.start(ctx, in); err != nil {
-		return Admitted{}, err
+		return adm, err
 	}
 	return adm, nil
 }
@@ -464,4 +557,62 @@ func (g *Gate) logRefusal(ctx context.Context, req Request, ref *apitype.Refusal
 		g.cfg.Logger.Error("could not log refusal", "err", err, "code", ref.Observation.Code)
 	}
 	g.cfg.Logger.Info("call refused", "agent", req.AgentID, "tool", req.Tool, "code", ref.Observation.Code)
+}
+
+// errSessionNeedsLook ends an admission in a known session whose row calls
+// for the checks only the full admission makes (a rollback under way).
+var errSessionNeedsLook = errors.New("the session needs the full admission")
+
+// admitGatedInKnownSession records a gated call, its session read and
+// checked and its approval request opened, in one transaction. ok is false
+// when the full admission must run: the session is not recorded, or is
+// being rolled back.
+func (g *Gate) admitGatedInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
+	var sess ledger.Session
+	check := func(s ledger.Session) error {
+		if err := checkSessionRow(c, s); err != nil {
+			return err
+		}
+		if s.RollbackStartedAt != nil {
+			return errSessionNeedsLook
+		}
+		sess = s
+		return nil
+	}
+	now := g.cfg.Now()
+	open := func(inv ledger.Invocation, calls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+		return approval.NewRequest(inv, decodeArgs(inv.Args), sess, policyOf(c.catalog, c.tool), now, calls)
+	}
+	rec, err := g.cfg.Store.InvocationAdmitInSession(ctx, g.invocation(req, c), c.agent.MaxOpenApprovals, check, open)
+	switch {
+	case errors.Is(err, errSessionNeedsLook), errors.Is(err, ledger.ErrNotFound):
+		return Admitted{}, false, nil
+	case err != nil:
+		var ref *apitype.Refusal
+		if errors.As(err, &ref) {
+			return Admitted{}, true, ref
+		}
+		if ref := RefuseOverCap(err); ref != nil {
+			return Admitted{}, true, ref
+		}
+		return Admitted{}, true, fmt.Errorf("error recording invocation: %w", err)
+	}
+	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
+		return Admitted{}, true, refuseKeyReused(c.key, inv)
+	}
+	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
+	if adm.Invocation.State.Terminal() {
+		return adm, true, nil
+	}
+	if rec.Created && req.Listen != nil {
+		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
+	}
+	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
+	if err != nil {
+		if adm.Forget != nil {
+			adm.Forget()
+		}
+		return Admitted{}, true, err
+	}
+	return adm, true, nil
 }

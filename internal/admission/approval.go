@@ -19,6 +19,15 @@ func (g *Gate) openApproval(ctx context.Context, cat *tools.Catalog, tool *tools
 // has an approver-less policy with no condition. An operator's vouch is
 // judged by the roles cat gives them now, not when they vouched: an
 // operator since demoted or removed vouches for nothing.
+// approvalOpener builds a new gated call's approval request, in the
+// transaction that records it, as openApproval would.
+func (g *Gate) approvalOpener(cat *tools.Catalog, tool *tools.Tool, sess ledger.Session) ledger.ApprovalOpener {
+	now := g.cfg.Now()
+	return func(inv ledger.Invocation, sessionCalls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+		return approval.NewRequest(inv, decodeArgs(inv.Args), sess, policyOf(cat, tool), now, sessionCalls)
+	}
+}
+
 func policyOf(cat *tools.Catalog, tool *tools.Tool) approval.Policy {
 	p := approval.Policy{
 		TrustsFact:    tool.Approval.TrustsFact,

@@ -24,6 +24,15 @@ func (s *Server) oweCallback(ctx context.Context, inv ledger.Invocation) *apityp
 	return nil
 }
 
+// mayOweCallback reports whether an invocation may have a callback row:
+// one is owed only to an agent with a callback URL, so a final answer to
+// an agent without one reads none. An agent the catalog no longer knows
+// is read for.
+func (s *Server) mayOweCallback(inv ledger.Invocation) bool {
+	agent, ok := s.cfg.Catalog.Load().Agent(inv.AgentID)
+	return !ok || agent.Callback != nil
+}
+
 // callbackView is how the invocation's callback stands, or nil when none
 // is owed.
 func (s *Server) callbackView(ctx context.Context, inv ledger.Invocation) *apitype.Callback {

@@ -18,13 +18,19 @@ const twilioProvider = "twilio"
 // invocation's receipt names. ok is false when the receipt names no Twilio
 // message or Twilio has reported nothing yet. A ledger error is logged and
 // treated as no news: the invocation itself is still worth answering.
-func (s *Server) messageStatus(ctx context.Context, inv ledger.Invocation) (ms ledger.MessageStatus, ok bool) {
+func (s *Server) messageStatus(ctx context.Context, inv ledger.Invocation, read *readMessage) (ms ledger.MessageStatus, ok bool) {
 	if inv.State != mt.InvocationSucceeded || inv.Observation == nil || inv.Observation.Receipt == nil {
 		return ledger.MessageStatus{}, false
 	}
 	sid := receiptMessageSID(inv.Observation.Receipt)
 	if sid == "" {
 		return ledger.MessageStatus{}, false
+	}
+	if read != nil {
+		if read.status == nil || read.status.MessageID != sid {
+			return ledger.MessageStatus{}, false
+		}
+		return *read.status, true
 	}
 	ms, err := s.cfg.Store.MessageStatusGet(ctx, twilioProvider, sid)
 	if errors.Is(err, ledger.ErrNotFound) {
@@ -35,6 +41,12 @@ func (s *Server) messageStatus(ctx context.Context, inv ledger.Invocation) (ms l
 		return ledger.MessageStatus{}, false
 	}
 	return ms, true
+}
+
+// readMessage is the status of the message an invocation's receipt names,
+// read with the invocation; status is nil when none was reported.
+type readMessage struct {
+	status *ledger.MessageStatus
 }
 
 func deliveryView(ms ledger.MessageStatus) *apitype.Delivery {

@@ -48,6 +48,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		ToolCallID:   req.ToolCallID,
 
 		SessionContext: req.SessionContext,
+		Listen:         s.listen(),
 	})
 	var ref *apitype.Refusal
 	if errors.As(err, &ref) {
@@ -59,17 +60,21 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, unavailableRefusal())
 		return
 	}
+	if adm.Forget != nil {
+		defer adm.Forget()
+	}
 	inv := adm.Invocation
+	var msg *readMessage
 	if !inv.State.Terminal() && (inv.Route != mt.RouteGated || adm.Decided) {
 		s.answerBy(w, r, time.Now().Add(s.AnswerTimeout()))
-		inv = s.wait(r.Context(), inv)
+		inv, msg = s.wait(r.Context(), inv, adm.Recorded)
 	}
 	if !inv.State.Terminal() && !adm.Created {
 		// A re-sent key whose workflow is gone must hear how it ended, not
 		// "still running" for ever.
-		inv = s.finalizeStranded(r.Context(), inv)
+		inv, msg = s.finalizeStranded(r.Context(), inv), nil
 	}
-	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID)
+	s.writeInvocation(r.Context(), w, inv, adm.ApprovalID, msg)
 }
 
 // Finalizer finishes an invocation whose workflow ended without finishing
@@ -96,28 +101,57 @@ func (s *Server) finalizeStranded(ctx context.Context, inv ledger.Invocation) le
 	return inv
 }
 
+// boardQuiet is how long a wait hears only the answer board before it
+// also waits on the workflow: long enough for most calls run by this
+// process's worker to be heard without asking Temporal at all, short
+// enough that an outcome the board cannot tell of (the activity ran in
+// another process sharing the task queue, the invocation was finished by
+// something else than its execution, a restart) is soon found.
+const boardQuiet = time.Second
+
+// listen is the admission hook that registers a new invocation's wait on
+// the answer board before its workflow starts, or nil without a board.
+func (s *Server) listen() func(string) (<-chan struct{}, func()) {
+	if s.cfg.Answers == nil {
+		return nil
+	}
+	return s.cfg.Answers.Wait
+}
+
 // wait blocks until the invocation is final or WaitTimeout passes, then
 // returns it as the ledger records it: the ledger, not the workflow result,
 // is the source of truth. So when the worker runs in this process, the
 // answer goes out once the outcome is committed, without waiting for the
-// workflow to complete (ADR 8). A transient error while waiting on the
-// workflow is retried until the deadline.
-func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocation {
+// workflow to complete (ADR 8), and the workflow is waited on only when
+// the board stays quiet for boardQuiet. recorded is a wait registered on
+// the board before the workflow started, if any. A transient error while
+// waiting on the workflow is retried until the deadline. The message the
+// returned invocation's receipt names is read with it, when it was read.
+func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-chan struct{}) (ledger.Invocation, *readMessage) {
 	waitCtx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
 	defer cancel()
-	recorded, forget := s.cfg.Answers.Wait(inv.ID)
-	defer forget()
-	until := waitCtx
-	if recorded != nil {
+	var msg *readMessage
+	read := func() (ledger.Invocation, error) {
+		got, ms, err := s.cfg.Store.InvocationGetWithMessage(ctx, inv.ID, twilioProvider)
+		msg = nil
+		if err == nil {
+			msg = &readMessage{status: ms}
+		}
+		return got, err
+	}
+	if recorded == nil {
+		var forget func()
+		recorded, forget = s.cfg.Answers.Wait(inv.ID)
+		defer forget()
 		// Registered before this read, so an outcome committed in this
 		// process is either read here or heard.
-		if got, err := s.cfg.Store.InvocationGet(ctx, inv.ID); err == nil && (got.State.Terminal() || answered(got)) {
-			return got
+		if recorded != nil {
+			if got, err := read(); err == nil && (got.State.Terminal() || answered(got)) {
+				return got, msg
+			}
 		}
-		var stop context.CancelFunc
-		until, stop = cancelledOn(until, recorded)
-		defer stop()
 	}
+	until := waitCtx
 	if s.composite(inv.Tool) {
 		// A composite effect may answer with the parts that went out while
 		// its workflow still delivers the rest: the ledger says when.
@@ -125,16 +159,33 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocat
 		until, stop = s.untilAnswered(until, inv.ID)
 		defer stop()
 	}
+	if recorded != nil {
+		quiet := time.NewTimer(boardQuiet)
+		select {
+		case <-recorded:
+		case <-until.Done():
+		case <-quiet.C:
+		}
+		quiet.Stop()
+		var stop context.CancelFunc
+		until, stop = cancelledOn(until, recorded)
+		defer stop()
+	}
 	for {
-		var res workflows.InvocationResult
-		err := s.cfg.Temporal.GetWorkflow(until, inv.WorkflowID, "").Get(until, &res)
-		got, gerr := s.cfg.Store.InvocationGet(ctx, inv.ID)
+		// A wait already ended (heard, answered or timed out) asks the
+		// ledger only.
+		err := until.Err()
+		if err == nil {
+			var res workflows.InvocationResult
+			err = s.cfg.Temporal.GetWorkflow(until, inv.WorkflowID, "").Get(until, &res)
+		}
+		got, gerr := read()
 		if gerr != nil {
 			s.cfg.Logger.Error("could not read invocation", "invocation", inv.ID, "err", gerr)
-			return inv
+			return inv, nil
 		}
 		if got.State.Terminal() || answered(got) || err == nil || waitCtx.Err() != nil {
-			return got
+			return got, msg
 		}
 		if until.Err() != nil {
 			// Told of an outcome the ledger does not show as final: the
@@ -146,12 +197,12 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation) ledger.Invocat
 		if errors.As(err, &closed) {
 			// The workflow ended without finishing the invocation; waiting
 			// longer cannot change that.
-			return s.finalizeStranded(ctx, got)
+			return s.finalizeStranded(ctx, got), nil
 		}
 		s.cfg.Logger.Warn("waiting on invocation workflow failed; retrying", "invocation", inv.ID, "err", err)
 		select {
 		case <-waitCtx.Done():
-			return got
+			return got, msg
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -219,14 +270,17 @@ func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 			approvalID = apr.ID
 		}
 	}
-	s.writeInvocation(r.Context(), w, inv, approvalID)
+	s.writeInvocation(r.Context(), w, inv, approvalID, nil)
 }
 
 // writeInvocation answers 200 with the final observation, or 202 with a
 // pending one and a Retry-After hint. A final observation comes with what
 // the provider reported about its message since, and a follow-up when that
 // contradicts it.
-func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv ledger.Invocation, approvalID string) {
+//
+// msg, when not nil, is the message status read with inv, so it is not
+// read again.
+func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv ledger.Invocation, approvalID string, msg *readMessage) {
 	body := apitype.Invocation{
 		InvocationID: inv.ID,
 		OperationKey: inv.OperationKey,
@@ -241,12 +295,14 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 	}
 	if inv.State.Terminal() && inv.Observation != nil {
 		body.Observation = *inv.Observation
-		if ms, ok := s.messageStatus(ctx, inv); ok {
+		if ms, ok := s.messageStatus(ctx, inv, msg); ok {
 			args, _ := tools.DecodeArgs(inv.Args)
 			body.Delivery = deliveryView(ms)
 			body.FollowUp = deliveryFailure(inv, ms, args)
 		}
-		body.Callback = s.callbackView(ctx, inv)
+		if s.mayOweCallback(inv) {
+			body.Callback = s.callbackView(ctx, inv)
+		}
 		body.StateReads = s.stateReads(ctx, inv)
 		writeJSON(w, http.StatusOK, body)
 		return

@@ -17,6 +17,11 @@ func (s *Server) stateReads(ctx context.Context, inv ledger.Invocation) *apitype
 	if inv.Route == mt.RouteRead {
 		return nil
 	}
+	// Only a write whose tool declares a before or after read has any: a
+	// tool the catalog no longer knows is read for.
+	if t, ok := s.cfg.Catalog.Load().Tool(inv.Tool); ok && t.Before == nil && t.After == nil {
+		return nil
+	}
 	r, err := s.cfg.Store.EffectStateReadsGet(ctx, inv.OperationKey)
 	if err != nil {
 		if !errors.Is(err, ledger.ErrNotFound) {

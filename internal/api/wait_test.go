@@ -50,6 +50,12 @@ func waitSetup(t *testing.T, board *answer.Board) (*Server, ledger.Store, ledger
 	return s, st, inv
 }
 
+// waited is the invocation a wait returns.
+func waited(s *Server, ctx context.Context, inv ledger.Invocation, recorded <-chan struct{}) ledger.Invocation {
+	got, _ := s.wait(ctx, inv, recorded)
+	return got
+}
+
 func finish(t *testing.T, st ledger.Store, id string) {
 	t.Helper()
 	require.NoError(t, st.InvocationFinish(t.Context(), id, mt.InvocationSucceeded,
@@ -63,7 +69,7 @@ func TestWaitAnswersOnceTheOutcomeIsCommittedInThisProcess(t *testing.T) {
 	board := answer.New()
 	s, st, inv := waitSetup(t, board)
 	got := make(chan ledger.Invocation, 1)
-	go func() { got <- s.wait(t.Context(), inv) }()
+	go func() { got <- waited(s, t.Context(), inv, nil) }()
 
 	require.Eventually(t, func() bool { return board.Waiting(inv.ID) }, 10*time.Second, time.Millisecond)
 	finish(t, st, inv.ID)
@@ -83,7 +89,7 @@ func TestWaitReadsAnOutcomeCommittedBeforeIt(t *testing.T) {
 	finish(t, st, inv.ID)
 	board.Recorded(inv.ID)
 
-	require.Equal(t, mt.InvocationSucceeded, s.wait(t.Context(), inv).State)
+	require.Equal(t, mt.InvocationSucceeded, waited(s, t.Context(), inv, nil).State)
 }
 
 // Without a board the wait is the workflow's, here until the wait times
@@ -94,5 +100,48 @@ func TestWaitWithoutABoardWaitsForTheWorkflow(t *testing.T) {
 	finish(t, st, inv.ID)
 	s.cfg.WaitTimeout = time.Nanosecond
 
-	require.Equal(t, mt.InvocationSucceeded, s.wait(t.Context(), inv).State, "the ledger still decides what is said")
+	require.Equal(t, mt.InvocationSucceeded, waited(s, t.Context(), inv, nil).State, "the ledger still decides what is said")
+}
+
+// completedWorkflows is a Temporal whose workflows have all completed.
+type completedWorkflows struct{ client.Client }
+
+func (completedWorkflows) GetWorkflow(context.Context, string, string) client.WorkflowRun {
+	return completedRun{}
+}
+
+type completedRun struct{ client.WorkflowRun }
+
+func (completedRun) Get(context.Context, any) error { return nil }
+
+// A wait registered before the workflow started hears the outcome and
+// reads the ledger once, after it.
+func TestWaitRegisteredAtAdmissionHearsTheOutcome(t *testing.T) {
+	t.Parallel()
+	board := answer.New()
+	s, st, inv := waitSetup(t, board)
+	recorded, forget := board.Wait(inv.ID)
+	defer forget()
+	got := make(chan ledger.Invocation, 1)
+	go func() { got <- waited(s, t.Context(), inv, recorded) }()
+
+	finish(t, st, inv.ID)
+	board.Recorded(inv.ID)
+	require.Equal(t, mt.InvocationSucceeded, (<-got).State)
+}
+
+// The board says nothing (the outcome was recorded elsewhere): once it
+// has been quiet a while, the workflow's completion ends the wait.
+func TestWaitFallsBackToTheWorkflowWhenTheBoardIsQuiet(t *testing.T) {
+	t.Parallel()
+	board := answer.New()
+	s, st, inv := waitSetup(t, board)
+	s.cfg.Temporal = completedWorkflows{}
+	recorded, forget := board.Wait(inv.ID)
+	defer forget()
+	finish(t, st, inv.ID)
+
+	start := time.Now()
+	require.Equal(t, mt.InvocationSucceeded, waited(s, t.Context(), inv, recorded).State)
+	require.GreaterOrEqual(t, time.Since(start), boardQuiet, "the workflow is asked only once the board has been quiet")
 }

@@ -8,67 +8,11 @@ import (
 )
 
 func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error) {
-	if a.TimeoutAt.IsZero() {
-		return ApprovalRequest{}, errors.New("error inserting approval request: timeout is required")
-	}
-	if a.Status == "" {
-		a.Status = ApprovalPending
-	}
-	if a.Status != ApprovalPending && a.DecidedBy == "" {
-		// The decision is logged with its actor, and the log has no
-		// anonymous entries.
-		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: a request inserted %s names who decided it", a.Status)
-	}
-	riskTags := a.RiskTags
-	if riskTags == nil {
-		riskTags = []string{}
-	}
-	tags, err := jsonArg(&riskTags)
-	if err != nil {
-		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: %w", err)
-	}
-
-	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
-		return ApprovalRequest{}, errors.New("error inserting approval request: a pending request has no decision to detail")
-	}
 	var got ApprovalRequest
-	err = l.withTx(ctx, func(tx *sql.Tx) error {
-		inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"),
-			idOr(a.ID, "apr"),
-			a.InvocationID,
-			a.OperationKey,
-			textArg(a.SessionID),
-			textArg(a.AgentID),
-			a.Tool,
-			rawJSONArg(a.Args),
-			a.ArgsHash,
-			a.ApproverRole,
-			textArg(a.Reason),
-			tags,
-			string(a.Effect),
-			string(a.Reversibility),
-			rawJSONArg(a.Context),
-			string(a.Status),
-			l.timeArg(a.TimeoutAt),
-			textArg(a.DecidedBy),
-			l.nullTimeArg(a.DecidedAt),
-		))
-		switch {
-		case err == nil:
-			got = inserted
-			got.DecisionDetail = a.DecisionDetail
-			return l.logOpened(ctx, tx, got)
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("error inserting approval request: %w", err)
-		}
-		// The key already has a request; ON CONFLICT waited for its writer
-		// to commit, so the row is visible now. Its events were logged when
-		// it was inserted.
-		got, err = scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), a.OperationKey))
-		if err != nil {
-			return fmt.Errorf("error getting approval request by key %q: %w", a.OperationKey, notFound(err))
-		}
-		return nil
+	err := l.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		got, err = l.approvalRequestInsert(ctx, tx, a)
+		return err
 	})
 	if err != nil {
 		return ApprovalRequest{}, err
@@ -76,30 +20,112 @@ func (l *ledger) ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (
 	return got, nil
 }
 
+// approvalRequestInsert is ApprovalRequestInsert within tx, so a request
+// can open in the transaction that records its call.
+func (l *ledger) approvalRequestInsert(ctx context.Context, tx *sql.Tx, a ApprovalRequest) (ApprovalRequest, error) {
+	a, args, err := l.approvalInsertArgs(a)
+	if err != nil {
+		return ApprovalRequest{}, err
+	}
+	inserted, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestInsert"), args...))
+	switch {
+	case err == nil:
+		inserted.DecisionDetail = a.DecisionDetail
+		if err := l.logOpened(ctx, tx, inserted); err != nil {
+			return ApprovalRequest{}, err
+		}
+		return inserted, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return ApprovalRequest{}, fmt.Errorf("error inserting approval request: %w", err)
+	}
+	// The key already has a request; ON CONFLICT waited for its writer
+	// to commit, so the row is visible now. Its events were logged when
+	// it was inserted.
+	got, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), a.OperationKey))
+	if err != nil {
+		return ApprovalRequest{}, fmt.Errorf("error getting approval request by key %q: %w", a.OperationKey, notFound(err))
+	}
+	return got, nil
+}
+
+// approvalInsertArgs checks a request about to be inserted and returns it
+// with its ID and status filled in, and the arguments of
+// ApprovalRequestInsert.
+func (l *ledger) approvalInsertArgs(a ApprovalRequest) (ApprovalRequest, []any, error) {
+	if a.TimeoutAt.IsZero() {
+		return a, nil, errors.New("error inserting approval request: timeout is required")
+	}
+	if a.Status == "" {
+		a.Status = ApprovalPending
+	}
+	if a.Status != ApprovalPending && a.DecidedBy == "" {
+		// The decision is logged with its actor, and the log has no
+		// anonymous entries.
+		return a, nil, fmt.Errorf("error inserting approval request: a request inserted %s names who decided it", a.Status)
+	}
+	if len(a.DecisionDetail) > 0 && a.Status == ApprovalPending {
+		return a, nil, errors.New("error inserting approval request: a pending request has no decision to detail")
+	}
+	riskTags := a.RiskTags
+	if riskTags == nil {
+		riskTags = []string{}
+	}
+	tags, err := jsonArg(&riskTags)
+	if err != nil {
+		return a, nil, fmt.Errorf("error inserting approval request: %w", err)
+	}
+	a.ID = idOr(a.ID, "apr")
+	return a, []any{
+		a.ID,
+		a.InvocationID,
+		a.OperationKey,
+		textArg(a.SessionID),
+		textArg(a.AgentID),
+		a.Tool,
+		rawJSONArg(a.Args),
+		a.ArgsHash,
+		a.ApproverRole,
+		textArg(a.Reason),
+		tags,
+		string(a.Effect),
+		string(a.Reversibility),
+		rawJSONArg(a.Context),
+		string(a.Status),
+		l.timeArg(a.TimeoutAt),
+		textArg(a.DecidedBy),
+		l.nullTimeArg(a.DecidedAt),
+	}, nil
+}
+
 // logOpened logs a new request: the agent asked, and, when the request was
 // inserted already decided, the decision by whoever took it.
 func (l *ledger) logOpened(ctx context.Context, tx *sql.Tx, a ApprovalRequest) error {
-	if _, err := l.appendEvent(ctx, tx, ApprovalEvent{
+	for _, e := range openedEvents(a) {
+		if _, err := l.appendEvent(ctx, tx, e); err != nil {
+			return fmt.Errorf("error inserting approval request: %w", err)
+		}
+	}
+	return nil
+}
+
+// openedEvents are the events a new request logs, in order.
+func openedEvents(a ApprovalRequest) []ApprovalEvent {
+	events := []ApprovalEvent{{
 		ApprovalID:     a.ID,
 		Kind:           ApprovalEventRequested,
 		Actor:          "agent:" + a.AgentID,
 		ArgsHashBefore: a.ArgsHash,
-	}); err != nil {
-		return fmt.Errorf("error inserting approval request: %w", err)
-	}
+	}}
 	if a.Status == ApprovalPending {
-		return nil
+		return events
 	}
-	if _, err := l.appendEvent(ctx, tx, ApprovalEvent{
+	return append(events, ApprovalEvent{
 		ApprovalID:     a.ID,
 		Kind:           ApprovalEventKind(a.Status), // every final status names its event kind
 		Actor:          a.DecidedBy,
 		ArgsHashBefore: a.ArgsHash,
 		Detail:         a.DecisionDetail,
-	}); err != nil {
-		return fmt.Errorf("error inserting approval request: %w", err)
-	}
-	return nil
+	})
 }
 
 func (l *ledger) ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error) {

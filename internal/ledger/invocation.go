@@ -14,7 +14,27 @@ func (l *ledger) InvocationInsert(ctx context.Context, inv Invocation) (Invocati
 }
 
 func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation) (Invocation, bool, error) {
-	got, err := scanInvocation(q.QueryRowContext(ctx, l.query("InvocationInsert"),
+	got, err := scanInvocation(q.QueryRowContext(ctx, l.query("InvocationInsert"), invocationArgs(inv)...))
+	switch {
+	case err == nil:
+		return got, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Invocation{}, false, fmt.Errorf("error inserting invocation: %w", err)
+	}
+	// The key was taken. ON CONFLICT waited for the row's writer to commit,
+	// so the row is visible to this next statement, read where the insert
+	// ran so a transaction holding the only connection reads it too.
+	got, err = scanInvocation(q.QueryRowContext(ctx, l.query("InvocationGetByKey"), inv.OperationKey))
+	if err != nil {
+		return Invocation{}, false, fmt.Errorf("error getting invocation by key %q: %w", inv.OperationKey, notFound(err))
+	}
+	return got, false, nil
+}
+
+// invocationArgs are the arguments of InvocationInsert and the inserts
+// like it, $1 to $13.
+func invocationArgs(inv Invocation) []any {
+	return []any{
 		idOr(inv.ID, "inv"),
 		inv.OperationKey,
 		textArg(inv.SessionID),
@@ -28,20 +48,7 @@ func (l *ledger) invocationInsert(ctx context.Context, q querier, inv Invocation
 		textArg(inv.ToolCallID),
 		textArg(string(inv.EffectClass)),
 		textArg(inv.CatalogVersion),
-	))
-	switch {
-	case err == nil:
-		return got, true, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return Invocation{}, false, fmt.Errorf("error inserting invocation: %w", err)
 	}
-	// The key was taken. ON CONFLICT waited for the row's writer to commit,
-	// so the row is visible to this next statement.
-	got, err = l.InvocationGetByKey(ctx, inv.OperationKey)
-	if err != nil {
-		return Invocation{}, false, err
-	}
-	return got, false, nil
 }
 
 func (l *ledger) InvocationGet(ctx context.Context, id string) (Invocation, error) {
@@ -114,7 +121,14 @@ func (l *ledger) InvocationListBySession(ctx context.Context, sessionID string) 
 
 func scanInvocation(row rowScanner) (Invocation, error) {
 	var inv Invocation
-	err := row.Scan(
+	err := row.Scan(invocationDest(&inv)...)
+	return inv, err
+}
+
+// invocationDest is where each column of an invocation row is scanned, in
+// the order every invocation query selects them.
+func invocationDest(inv *Invocation) []any {
+	return []any{
 		&inv.ID,
 		&inv.OperationKey,
 		textCol{&inv.SessionID},
@@ -131,8 +145,7 @@ func scanInvocation(row rowScanner) (Invocation, error) {
 		textCol{&inv.ToolCallID},
 		textCol{(*string)(&inv.EffectClass)},
 		textCol{&inv.CatalogVersion},
-	)
-	return inv, err
+	}
 }
 
 // notFound maps "no row" to ErrNotFound and leaves other errors alone.

@@ -234,7 +234,26 @@ type Store interface {
 	// burst cannot overshoot. A key already recorded is answered whatever
 	// the count. maxOpen of zero or less is no cap.
 	InvocationInsertCapped(ctx context.Context, inv Invocation, maxOpen int) (got Invocation, created bool, err error)
+	// InvocationAdmit is InvocationInsertCapped that also opens a new
+	// call's approval request, built by open, in the same transaction: a
+	// gated call is never recorded without its request, and admission
+	// costs one transaction. open may be nil.
+	InvocationAdmit(ctx context.Context, inv Invocation, maxOpen int, open ApprovalOpener) (Admission, error)
+	// InvocationAdmitInSession is InvocationAdmit that reads the call's
+	// session first, in the same transaction, and records nothing when
+	// check refuses it (check's error is returned) or it is not recorded
+	// (ErrNotFound).
+	InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error)
+	// InvocationInsertInSession records a new call only if its session is
+	// its agent's, active and not being rolled back, checked by the insert
+	// itself; ok is false, and nothing is written, when the key is taken
+	// or the session does not pass.
+	InvocationInsertInSession(ctx context.Context, inv Invocation) (got Invocation, ok bool, err error)
 	InvocationGet(ctx context.Context, id string) (Invocation, error)
+	// InvocationGetWithMessage is InvocationGet with the latest status
+	// provider reported for the message the invocation's receipt names:
+	// nil when it names none or none was reported.
+	InvocationGetWithMessage(ctx context.Context, id, provider string) (Invocation, *MessageStatus, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
 	// whose composite effect went out in part: the answer given while the

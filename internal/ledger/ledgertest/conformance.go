@@ -36,6 +36,10 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 		t.Parallel()
 		testInvocation(t, setup)
 	})
+	t.Run("InvocationAdmit", func(t *testing.T) {
+		t.Parallel()
+		testInvocationAdmit(t, setup)
+	})
 	t.Run("EffectClaim", func(t *testing.T) {
 		t.Parallel()
 		testEffectClaim(t, setup)

@@ -23,6 +23,38 @@ func testMessageStatus(t *testing.T, setup setupFunc) {
 		return got.Status, outcome
 	}
 
+	t.Run("InvocationIsReadWithItsMessage", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		inv, _, err := s.InvocationInsert(ctx, newInvocation("ses_with_message"))
+		require.NoError(t, err)
+		got, ms, err := s.InvocationGetWithMessage(ctx, inv.ID, "twilio")
+		require.NoError(t, err)
+		require.Equal(t, inv.ID, got.ID)
+		require.Nil(t, ms, "no receipt names a message")
+
+		require.NoError(t, s.InvocationFinish(ctx, inv.ID, mt.InvocationSucceeded, mt.Observation{Status: mt.StatusSuccess, Summary: "sent",
+			Receipt: &mt.Receipt{Provider: "twilio", ID: "SM_joined", Fields: map[string]string{mt.ReceiptMessageSID: "SM_joined"}}}))
+		_, ms, err = s.InvocationGetWithMessage(ctx, inv.ID, "twilio")
+		require.NoError(t, err)
+		require.Nil(t, ms, "no status reported yet")
+
+		record(t, ctx, s, report("SM_joined", mt.MessageDelivered))
+		got, ms, err = s.InvocationGetWithMessage(ctx, inv.ID, "twilio")
+		require.NoError(t, err)
+		require.Equal(t, mt.InvocationSucceeded, got.State)
+		require.NotNil(t, ms)
+		want, err := s.MessageStatusGet(ctx, "twilio", "SM_joined")
+		require.NoError(t, err)
+		require.Equal(t, want, *ms)
+		_, ms, err = s.InvocationGetWithMessage(ctx, inv.ID, "other")
+		require.NoError(t, err)
+		require.Nil(t, ms, "another provider's message")
+
+		_, _, err = s.InvocationGetWithMessage(ctx, "inv_missing", "twilio")
+		require.ErrorIs(t, err, ledger.ErrNotFound)
+	})
+
 	t.Run("ArrivesBeforeTheLedgerKnowsTheMessage", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

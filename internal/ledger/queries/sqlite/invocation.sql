@@ -6,12 +6,56 @@ ON CONFLICT (operation_key) DO NOTHING
 RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
           workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
 
+-- name: InvocationInsertInSession
+-- InvocationInsert for a call whose session admission need not read: the
+-- insert itself holds the session to what admission checks of it (its
+-- agent's, active, not being rolled back). Nothing inserted means the key
+-- was taken or the session does not pass, and the caller reads both.
+INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
+                         workflow_id, tool_call_id, effect_class, catalog_version)
+SELECT $1, $2, s.id, s.agent_id, $5, $6, $7, $8, $9, $10, $11, $12, $13
+FROM sessions s
+WHERE s.id = $3 AND s.agent_id = $4 AND s.state = 'active' AND s.rollback_started_at IS NULL
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
+
+-- name: InvocationInsertUnderCap
+-- InvocationInsert that inserts nothing while the agent holds $14 or more
+-- approval requests open, counted as ApprovalCountOpen counts them. The
+-- transaction took the agent's cap lock (AgentCapLock) in an earlier
+-- statement, so the count sees every commit of the writers before it.
+-- Nothing inserted means the key was taken or the cap reached.
+INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
+                         workflow_id, tool_call_id, effect_class, catalog_version)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13
+WHERE (SELECT count(*)
+       FROM invocations i
+       WHERE i.agent_id = $4 AND i.state = 'awaiting_approval'
+         AND NOT EXISTS (SELECT 1 FROM approval_requests a WHERE a.invocation_id = i.id AND a.status <> 'pending'))
+      < $14
+ON CONFLICT (operation_key) DO NOTHING
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
+
 -- name: InvocationGet
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
        workflow_id, created_at, updated_at, tool_call_id, effect_class,
        catalog_version
 FROM invocations
 WHERE id = $1;
+
+-- name: InvocationGetWithMessage
+-- An invocation with the latest status $2 reported for the message its
+-- receipt names, NULLs when there is none: an answer reads both at once.
+SELECT i.id, i.operation_key, i.session_id, i.agent_id, i.tool, i.args, i.args_hash, i.route, i.state, i.observation,
+       i.workflow_id, i.created_at, i.updated_at, i.tool_call_id, i.effect_class,
+       i.catalog_version,
+       m.provider, m.message_id, m.status, m.recipient, m.error_code, m.created_at, m.updated_at
+FROM invocations i
+LEFT JOIN message_statuses m
+  ON m.provider = $2 AND m.message_id = json_extract(i.observation, '$.receipt.fields.message_sid')
+WHERE i.id = $1;
 
 -- name: InvocationGetByKey
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
