@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,9 +42,6 @@ func ledgerBudget() []ledgerRoute {
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
 			roundTrips: 37, transactions: 18, targetRoundTrips: 8, targetTransactions: 3},
-		// Measured as the session's second work order: admission reads the
-		// approval of every pending undo entry in the session, one more
-		// statement per earlier compensable call.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
 			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
@@ -53,7 +51,10 @@ func ledgerBudget() []ledgerRoute {
 }
 
 // ledgerCallsPerRoute is how many calls of each route are counted, one
-// after another in the test's session; the least is held to the budget.
+// after another in the test's session. Their median is held to the budget:
+// work that grows with the session's earlier calls raises it, while one
+// call slowed past the answer board's wait on a loaded machine (and so
+// answered by a read after the workflow closed) does not.
 const ledgerCallsPerRoute = 3
 
 // withCountedLedger counts the ledger's work on the wire and quiets every
@@ -86,7 +87,7 @@ func TestLedgerWorkPerCall(t *testing.T) {
 		// One call first: it opens the session and fills the pool's
 		// connections and their statement caches.
 		e.ledgerCall(r, r.name+"-warm")
-		var least pgwire.Counts
+		var roundTrips, transactions []int64
 		for i := range ledgerCallsPerRoute {
 			c := e.ledgerCall(r, fmt.Sprintf("%s-%d", r.name, i))
 			t.Logf("%-12s call %d: %d round trips (%d more preparing statements), %d statements, %d transactions, %d new connections",
@@ -94,19 +95,22 @@ func TestLedgerWorkPerCall(t *testing.T) {
 			// A statement's first use on one of the pool's connections
 			// costs a round trip to prepare it, once per connection; which
 			// connection serves it is chance, so those are left out.
-			if rt := c.RoundTrips - c.Prepares; i == 0 || rt < least.RoundTrips {
-				least.RoundTrips = rt
-			}
-			if i == 0 || c.Transactions < least.Transactions {
-				least.Transactions = c.Transactions
-			}
+			roundTrips = append(roundTrips, c.RoundTrips-c.Prepares)
+			transactions = append(transactions, c.Transactions)
 		}
+		mid := pgwire.Counts{RoundTrips: median(roundTrips), Transactions: median(transactions)}
 		t.Logf("%-12s %d round trips (ceiling %d, target %s), %d transactions (ceiling %d, target %s)",
-			r.name, least.RoundTrips, r.roundTrips, target(r.targetRoundTrips),
-			least.Transactions, r.transactions, target(r.targetTransactions))
-		require.LessOrEqual(t, least.RoundTrips, r.roundTrips, "%s: ledger round trips per call", r.name)
-		require.LessOrEqual(t, least.Transactions, r.transactions, "%s: ledger transactions per call", r.name)
+			r.name, mid.RoundTrips, r.roundTrips, target(r.targetRoundTrips),
+			mid.Transactions, r.transactions, target(r.targetTransactions))
+		require.LessOrEqual(t, mid.RoundTrips, r.roundTrips, "%s: ledger round trips per call", r.name)
+		require.LessOrEqual(t, mid.Transactions, r.transactions, "%s: ledger transactions per call", r.name)
 	}
+}
+
+func median(xs []int64) int64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func target(n int64) string {
