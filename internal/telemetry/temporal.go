@@ -8,18 +8,20 @@ import (
 	"go.temporal.io/sdk/interceptor"
 )
 
-// ClientOptions adds the Temporal SDK's metrics and, while tracing is on,
+// ClientOptions adds the Temporal SDK's metrics (their tagged handlers
+// and instruments built once, see sdkMetrics) and, while tracing is on,
 // its tracing interceptor to opts. Workers made from the client inherit
 // both, so a span continues from the request that started a workflow
 // through the workflow to its activities.
 func (t *Telemetry) ClientOptions(opts client.Options) (client.Options, error) {
-	opts.MetricsHandler = temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+	onError := func(err error) {
+		t.cfg.Logger.Warn("error recording a Temporal metric", "err", err)
+	}
+	opts.MetricsHandler = newSDKMetrics(temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 		Meter:                t.meters.Meter("temporal-sdk-go"),
 		UseMonotonicCounters: true,
-		OnError: func(err error) {
-			t.cfg.Logger.Warn("error recording a Temporal metric", "err", err)
-		},
-	})
+		OnError:              onError,
+	}), onError)
 	if !t.Tracing() {
 		return opts, nil
 	}
