@@ -36,16 +36,16 @@ func ledgerBudget() []ledgerRoute {
 	return []ledgerRoute{
 		// Target: admission and the answer.
 		{name: "read", tool: "lookup_tenant", args: `{"tenant_id":"t_100"}`,
-			roundTrips: 6, transactions: 6, targetRoundTrips: 2, targetTransactions: 2},
+			roundTrips: 2, transactions: 2, targetRoundTrips: 2, targetTransactions: 2},
 		// Target: admission; claim, token and undo entry in one; settle,
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
-			roundTrips: 37, transactions: 18, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 15, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
 		// Measured as the session's second work order: admission reads the
 		// approval of every pending undo entry in the session, one more
 		// statement per earlier compensable call.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 7, transactions: 7, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
 			roundTrips: 35, transactions: 18, targetTransactions: 4},
