@@ -10,6 +10,7 @@ import (
 
 	"github.com/maestro-run/maestro/approval"
 	"github.com/maestro-run/maestro/compensation"
+	"github.com/maestro-run/maestro/internal/answer"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/failpoint"
 	"github.com/maestro-run/maestro/internal/ledger"
@@ -143,7 +144,7 @@ func (a *Activities) recordEffect(ctx context.Context, tool *tools.Tool, in work
 	case e.recorded:
 		// Recorded with the settle: only the answer board and the
 		// session are left to tell.
-		return a.announce(ctx, in, e.state, e.obs)
+		return a.announce(ctx, in, e.state, e.obs, e.answer)
 	}
 	if res.State == mt.InvocationSucceeded {
 		if res.Observation, err = a.duringRollback(ctx, tool, in, res.Observation); err != nil {
@@ -389,19 +390,24 @@ func outcome(state mt.InvocationState, obs mt.Observation) (workflows.Invocation
 // finish records the invocation's final state and observation.
 func (a *Activities) finish(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
 	obs = withTraceID(ctx, obs)
-	if err := a.cfg.Store.InvocationFinish(ctx, in.InvocationID, state, obs); err != nil {
+	inv, err := a.cfg.Store.InvocationFinishRow(ctx, in.InvocationID, state, obs)
+	if err != nil {
 		return workflows.InvocationResult{}, retryable(ErrTypeLedger, fmt.Errorf("error finishing invocation: %w", err))
 	}
 	if e := executionOf(ctx, in); e != nil {
 		e.recorded, e.announced, e.state, e.obs = true, true, state, obs
 	}
-	return a.announce(ctx, in, state, obs)
+	return a.announce(ctx, in, state, obs, &answer.Answer{Invocation: inv})
 }
 
 // announce tells the answer board and the session of an outcome the
-// ledger has committed.
-func (a *Activities) announce(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) (workflows.InvocationResult, error) {
-	a.cfg.Answers.Recorded(in.InvocationID)
+// ledger has committed; ans, when not nil, is what the commit returned.
+func (a *Activities) announce(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation, ans *answer.Answer) (workflows.InvocationResult, error) {
+	if ans != nil {
+		a.cfg.Answers.Answered(in.InvocationID, *ans)
+	} else {
+		a.cfg.Answers.Recorded(in.InvocationID)
+	}
 	a.notifySession(ctx, workflows.CallRecord{
 		InvocationID: in.InvocationID, OperationKey: in.OperationKey, Tool: in.Tool,
 		Route: in.Route, State: state, Summary: obs.Summary,

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 
+	"github.com/maestro-run/maestro/internal/answer"
 	"github.com/maestro-run/maestro/internal/ledger"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
@@ -27,6 +28,9 @@ type execution struct {
 	obs      mt.Observation
 	// announced is set when the recording also told the answer board.
 	announced bool
+	// answer is what the settle's recording of the outcome returned, with
+	// the effect's state reads once readAfter has them; nil until then.
+	answer *answer.Answer
 	// undecided is the spend's request when the claim found it not
 	// approved for the call's arguments: nothing was claimed.
 	undecided *ledger.ApprovalRequest
@@ -51,7 +55,10 @@ func executionOf(ctx context.Context, in workflows.ExecuteInput) *execution {
 // success in a session whose rollback has begun records the wording that
 // says so (see duringRollback) instead.
 func (e *execution) finishParams(ctx context.Context, in workflows.ExecuteInput, state mt.InvocationState, obs mt.Observation) ledger.InvocationFinishParams {
-	f := ledger.InvocationFinishParams{InvocationID: in.InvocationID, State: state, Observation: withTraceID(ctx, obs)}
+	f := ledger.InvocationFinishParams{
+		InvocationID: in.InvocationID, State: state, Observation: withTraceID(ctx, obs),
+		MessageProvider: messageProvider,
+	}
 	if state == mt.InvocationSucceeded && claimSession(in) != "" {
 		back := withTraceID(ctx, rollingBackWording(e.tool, obs))
 		f.SessionID, f.RollingBack = in.SessionID, &back
@@ -64,16 +71,32 @@ func (e *execution) finishParams(ctx context.Context, in workflows.ExecuteInput,
 func (a *Activities) settleFinish(ctx context.Context, e *execution, in workflows.ExecuteInput, p ledger.EffectSettleParams) (workflows.InvocationResult, error) {
 	state := invocationState(p.Status)
 	f := e.finishParams(ctx, in, state, *p.Result)
-	rollingBack, err := a.cfg.Store.EffectSettleFinish(ctx, p, f)
+	fin, err := a.cfg.Store.EffectSettleFinish(ctx, p, f)
 	if err != nil {
 		return workflows.InvocationResult{}, err
 	}
 	obs := f.Observation
-	if rollingBack {
+	if fin.RollingBack {
 		obs = *f.RollingBack
 	}
 	e.recorded, e.state, e.obs = true, state, obs
+	e.answer = &answer.Answer{Invocation: fin.Invocation, Message: fin.Message, MessageRead: fin.MessageRead}
 	return outcome(state, obs)
+}
+
+// messageProvider names the provider whose status for the message a
+// receipt names the answer reports (its delivery); the settle reads it
+// with the outcome.
+const messageProvider = "twilio"
+
+// settledExecution returns the execution whose settle recorded in's
+// outcome, or nil.
+func settledExecution(ctx context.Context, in workflows.ExecuteInput) *execution {
+	e, _ := ctx.Value(executionKey{}).(*execution)
+	if e == nil || !e.recorded || e.answer == nil || e.invocationID != in.InvocationID {
+		return nil
+	}
+	return e
 }
 
 // spendOf is the token a claim for in spends, if any.

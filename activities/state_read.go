@@ -78,11 +78,25 @@ func (a *Activities) readAfter(ctx context.Context, tool *tools.Tool, in workflo
 		return
 	}
 	if recorded.After != nil {
+		answerReads(ctx, in, recorded)
 		return
 	}
 	r, _ := a.runStateRead(ctx, tool, tool.After, templateData(in, receipt, nil))
-	if _, err := a.cfg.Store.EffectRecordAfterRead(ctx, in.OperationKey, r); err != nil {
+	got, kept, err := a.cfg.Store.EffectRecordAfterRead(ctx, in.OperationKey, r)
+	if err != nil {
 		a.cfg.Logger.Warn("could not record the after read", "operation_key", in.OperationKey, "err", err)
+		return
+	}
+	if kept {
+		answerReads(ctx, in, got)
+	}
+}
+
+// answerReads hands the effect's reads, as the ledger returned them, to
+// the answer of the execution whose settle recorded in's outcome.
+func answerReads(ctx context.Context, in workflows.ExecuteInput, r ledger.EffectStateReads) {
+	if e := settledExecution(ctx, in); e != nil {
+		e.answer.StateReads, e.answer.StateReadsRead = r, true
 	}
 }
 

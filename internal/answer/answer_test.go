@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/maestro-run/maestro/internal/ledger"
 )
 
 func closed(ch <-chan struct{}) bool {
@@ -74,4 +76,28 @@ func TestWaitingSaysWhoWaits(t *testing.T) {
 	forget()
 	require.False(t, b.Waiting("inv_1"))
 	require.False(t, (*Board)(nil).Waiting("inv_1"))
+}
+
+func TestAWaiterHearsTheAnswerUntilItForgetsTheWait(t *testing.T) {
+	t.Parallel()
+	b := New()
+	ch, stop := b.Wait("inv_1")
+	plain, stopPlain := b.Wait("inv_2")
+	defer stopPlain()
+	_, ok := b.Heard(ch)
+	require.False(t, ok, "nothing told yet")
+
+	b.Answered("inv_1", Answer{Invocation: ledger.Invocation{ID: "inv_1"}, MessageRead: true})
+	b.Recorded("inv_2")
+
+	got, ok := b.Heard(ch)
+	require.True(t, ok)
+	require.Equal(t, "inv_1", got.Invocation.ID)
+	require.True(t, got.MessageRead)
+	_, ok = b.Heard(plain)
+	require.False(t, ok, "told without an answer: the waiter reads the ledger")
+	stop()
+	_, ok = b.Heard(ch)
+	require.False(t, ok)
+	require.Empty(t, b.told, "nothing is kept once forgotten")
 }

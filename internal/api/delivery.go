@@ -26,7 +26,7 @@ func (s *Server) messageStatus(ctx context.Context, inv ledger.Invocation, read 
 	if sid == "" {
 		return ledger.MessageStatus{}, false
 	}
-	if read != nil {
+	if read != nil && read.statusRead {
 		if read.status == nil || read.status.MessageID != sid {
 			return ledger.MessageStatus{}, false
 		}
@@ -43,10 +43,13 @@ func (s *Server) messageStatus(ctx context.Context, inv ledger.Invocation, read 
 	return ms, true
 }
 
-// readMessage is the status of the message an invocation's receipt names,
-// read with the invocation; status is nil when none was reported.
+// readMessage is what was read with the invocation: the status of the
+// message its receipt names, when statusRead (nil when none was
+// reported), and its effect's state reads, when stateReads is not nil.
 type readMessage struct {
-	status *ledger.MessageStatus
+	status     *ledger.MessageStatus
+	statusRead bool
+	stateReads *ledger.EffectStateReads
 }
 
 func deliveryView(ms ledger.MessageStatus) *apitype.Delivery {

@@ -135,7 +135,7 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		got, ms, err := s.cfg.Store.InvocationGetWithMessage(ctx, inv.ID, twilioProvider)
 		msg = nil
 		if err == nil {
-			msg = &readMessage{status: ms}
+			msg = &readMessage{status: ms, statusRead: true}
 		}
 		return got, err
 	}
@@ -167,6 +167,9 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		case <-quiet.C:
 		}
 		quiet.Stop()
+		if got, m, ok := s.heard(recorded); ok {
+			return got, m
+		}
 		var stop context.CancelFunc
 		until, stop = cancelledOn(until, recorded)
 		defer stop()
@@ -178,6 +181,9 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		if err == nil {
 			var res workflows.InvocationResult
 			err = s.cfg.Temporal.GetWorkflow(until, inv.WorkflowID, "").Get(until, &res)
+		}
+		if got, m, ok := s.heard(recorded); ok {
+			return got, m
 		}
 		got, gerr := read()
 		if gerr != nil {
@@ -206,6 +212,21 @@ func (s *Server) wait(ctx context.Context, inv ledger.Invocation, recorded <-cha
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// heard returns the final invocation the answer board told the wait of,
+// as the write that recorded it returned it, with what was read with it:
+// the answer then needs no read of the ledger.
+func (s *Server) heard(recorded <-chan struct{}) (ledger.Invocation, *readMessage, bool) {
+	a, ok := s.cfg.Answers.Heard(recorded)
+	if !ok || !a.Invocation.State.Terminal() {
+		return ledger.Invocation{}, nil, false
+	}
+	msg := &readMessage{status: a.Message, statusRead: a.MessageRead}
+	if a.StateReadsRead {
+		msg.stateReads = &a.StateReads
+	}
+	return a.Invocation, msg, true
 }
 
 // cancelledOn returns a context cancelled once ch is closed.
@@ -303,7 +324,7 @@ func (s *Server) writeInvocation(ctx context.Context, w http.ResponseWriter, inv
 		if s.mayOweCallback(inv) {
 			body.Callback = s.callbackView(ctx, inv)
 		}
-		body.StateReads = s.stateReads(ctx, inv)
+		body.StateReads = s.stateReads(ctx, inv, msg)
 		writeJSON(w, http.StatusOK, body)
 		return
 	}

@@ -13,7 +13,10 @@ import (
 // effect, or nil for a read, a call that never claimed its effect, or a
 // tool that declares no reads. The view goes without them rather than
 // fail when the ledger does not answer.
-func (s *Server) stateReads(ctx context.Context, inv ledger.Invocation) *apitype.StateReads {
+//
+// read, when it carries them, are the reads as the ledger returned them
+// with the outcome, so they are not read again.
+func (s *Server) stateReads(ctx context.Context, inv ledger.Invocation, read *readMessage) *apitype.StateReads {
 	if inv.Route == mt.RouteRead {
 		return nil
 	}
@@ -21,6 +24,9 @@ func (s *Server) stateReads(ctx context.Context, inv ledger.Invocation) *apitype
 	// tool the catalog no longer knows is read for.
 	if t, ok := s.cfg.Catalog.Load().Tool(inv.Tool); ok && t.Before == nil && t.After == nil {
 		return nil
+	}
+	if read != nil && read.stateReads != nil {
+		return stateReadsView(*read.stateReads)
 	}
 	r, err := s.cfg.Store.EffectStateReadsGet(ctx, inv.OperationKey)
 	if err != nil {

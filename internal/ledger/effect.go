@@ -281,28 +281,31 @@ func (l *ledger) EffectSettle(ctx context.Context, p EffectSettleParams) error {
 // EffectSettleFinish is one statement on PostgreSQL and one transaction on
 // SQLite: the settle's outcome and the invocation's are never apart, and
 // the session's rollback is read where they are written.
-func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (bool, error) {
+func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (FinishedInvocation, error) {
 	args, err := p.args()
 	if err == nil {
 		err = f.validate()
 	}
 	if err != nil {
-		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+		return FinishedInvocation{}, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
 	}
 	obs, err := jsonArg(&f.Observation)
 	if err != nil {
-		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+		return FinishedInvocation{}, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
 	}
 	back, err := jsonArg(f.RollingBack)
 	if err != nil {
-		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
+		return FinishedInvocation{}, fmt.Errorf("error settling effect %q: %w", p.OperationKey, err)
 	}
 	finish := []any{f.InvocationID, string(f.State), obs, textArg(f.SessionID), back}
 
-	var settled, rollingBack, finished bool
+	var (
+		settled bool
+		fin     FinishedInvocation
+	)
 	if l.writeCTEs {
-		err = l.db.QueryRowContext(ctx, l.query("EffectSettleFinishCTE"), append(args, finish...)...).
-			Scan(&settled, &rollingBack, &finished)
+		settled, fin, err = scanSettleFinish(l.db.QueryRowContext(ctx, l.query("EffectSettleFinishCTE"),
+			append(append(args, finish...), textArg(f.MessageProvider))...), f.MessageProvider)
 	} else {
 		err = l.withTx(ctx, func(tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, l.query("EffectSettle"), args...)
@@ -315,12 +318,15 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 			settled = true
 			// No invocation row leaves the settle standing, as the one
 			// statement does on PostgreSQL.
-			err = tx.QueryRowContext(ctx, l.query("InvocationFinishSettled"), finish...).Scan(&rollingBack)
+			err = tx.QueryRowContext(ctx, l.query("InvocationFinishSettled"), finish...).
+				Scan(append([]any{&fin.RollingBack}, invocationDest(&fin.Invocation)...)...)
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
-			finished = err == nil
-			return err
+			if err != nil {
+				return err
+			}
+			return l.messageOfFinished(ctx, tx, &fin, f.MessageProvider)
 		})
 	}
 	switch {
@@ -329,13 +335,13 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 		// No row: the key was taken over, already settled or never claimed.
 		// In each case this owner does not hold the lease.
 		err = ErrLeaseLost
-	case !finished:
+	case fin.Invocation.ID == "":
 		err = fmt.Errorf("invocation %q: %w", f.InvocationID, ErrNotFound)
 	}
 	if err != nil {
-		return false, fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
+		return FinishedInvocation{}, fmt.Errorf("error settling effect %q: %w", p.OperationKey, asReceiptTaken(err))
 	}
-	return rollingBack, nil
+	return fin, nil
 }
 
 // args are EffectSettle's arguments.

@@ -67,24 +67,6 @@ func (l *ledger) InvocationGetByKey(ctx context.Context, operationKey string) (I
 	return inv, nil
 }
 
-func (l *ledger) InvocationFinish(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error {
-	if !state.Terminal() {
-		return fmt.Errorf("error finishing invocation %q: state %q is not final", id, state)
-	}
-	obsArg, err := jsonArg(&obs)
-	if err != nil {
-		return fmt.Errorf("error finishing invocation %q: %w", id, err)
-	}
-	res, err := l.db.ExecContext(ctx, l.query("InvocationFinish"), id, string(state), obsArg)
-	if err == nil {
-		err = expectOne(res, ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("error finishing invocation %q: %w", id, err)
-	}
-	return nil
-}
-
 func (l *ledger) InvocationAnswerPart(ctx context.Context, id string, obs maestrotype.Observation) error {
 	obsArg, err := jsonArg(&obs)
 	if err != nil {

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/maestro-run/maestro/maestrotype"
@@ -35,20 +37,19 @@ func (l *ledger) EffectRecordBeforeRead(ctx context.Context, operationKey, owner
 	return nil
 }
 
-func (l *ledger) EffectRecordAfterRead(ctx context.Context, operationKey string, read maestrotype.StateRead) (bool, error) {
+func (l *ledger) EffectRecordAfterRead(ctx context.Context, operationKey string, read maestrotype.StateRead) (EffectStateReads, bool, error) {
 	arg, err := jsonArg(&read)
 	if err != nil {
-		return false, fmt.Errorf("error recording the after read of effect %q: %w", operationKey, err)
+		return EffectStateReads{}, false, fmt.Errorf("error recording the after read of effect %q: %w", operationKey, err)
 	}
-	res, err := l.db.ExecContext(ctx, l.query("EffectRecordAfterRead"), operationKey, arg)
-	if err != nil {
-		return false, fmt.Errorf("error recording the after read of effect %q: %w", operationKey, err)
+	r, err := scanStateReads(l.db.QueryRowContext(ctx, l.query("EffectRecordAfterRead"), operationKey, arg))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return EffectStateReads{}, false, nil
+	case err != nil:
+		return EffectStateReads{}, false, fmt.Errorf("error recording the after read of effect %q: %w", operationKey, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("error recording the after read of effect %q: %w", operationKey, err)
-	}
-	return n == 1, nil
+	return r, true, nil
 }
 
 func (l *ledger) EffectStateReadsGet(ctx context.Context, operationKey string) (EffectStateReads, error) {

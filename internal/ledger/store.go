@@ -261,6 +261,9 @@ type Store interface {
 	InvocationAnswerPart(ctx context.Context, id string, obs maestrotype.Observation) error
 	// InvocationFinish stores the final state and observation.
 	InvocationFinish(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error
+	// InvocationFinishRow is InvocationFinish that returns the row as it
+	// recorded it, in the same statement.
+	InvocationFinishRow(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) (Invocation, error)
 	InvocationSetState(ctx context.Context, id string, state maestrotype.InvocationState) error
 	// InvocationFinishOpen is InvocationFinish for a finisher that may come
 	// late (the sweeper, a finalizer): it finishes the invocation only if it
@@ -289,9 +292,9 @@ type Store interface {
 	EffectSettle(ctx context.Context, p EffectSettleParams) error
 	// EffectSettleFinish is EffectSettle that also records the invocation's
 	// outcome f, atomically: either both commit or neither does (ErrLeaseLost
-	// records nothing). rollingBack reports whether f.RollingBack was the
-	// observation recorded.
-	EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (rollingBack bool, err error)
+	// records nothing). It returns the invocation as recorded, read by the
+	// same statement on PostgreSQL and the same transaction on SQLite.
+	EffectSettleFinish(ctx context.Context, p EffectSettleParams, f InvocationFinishParams) (FinishedInvocation, error)
 	// EffectHandOver passes owner's in-progress claim to the attempt named
 	// to, which gets ClaimTakeover when it claims, however early, while
 	// every other claimer gets ClaimBusy until the lease, now ttl from now
@@ -342,7 +345,7 @@ type Store interface {
 	// EffectRecordAfterRead records the after read-back of a succeeded
 	// effect. The first one recorded is kept: recorded is false when one
 	// already was, or the effect has not succeeded.
-	EffectRecordAfterRead(ctx context.Context, operationKey string, read maestrotype.StateRead) (recorded bool, err error)
+	EffectRecordAfterRead(ctx context.Context, operationKey string, read maestrotype.StateRead) (reads EffectStateReads, recorded bool, err error)
 	// EffectStateReadsGet returns an effect's before and after reads.
 	EffectStateReadsGet(ctx context.Context, operationKey string) (EffectStateReads, error)
 	// EffectStateReadsListBySession returns the reads recorded with the
@@ -713,6 +716,9 @@ type InvocationFinishParams struct {
 	// instead of Observation.
 	SessionID   string
 	RollingBack *maestrotype.Observation
+	// MessageProvider, when set, has the latest status that provider
+	// reported for the message the recorded receipt names read with it.
+	MessageProvider string
 }
 
 // EffectSettleParams record the outcome of an effect.

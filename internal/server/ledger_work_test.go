@@ -37,13 +37,13 @@ func ledgerBudget() []ledgerRoute {
 	return []ledgerRoute{
 		// Target: admission and the answer.
 		{name: "read", tool: "lookup_tenant", args: `{"tenant_id":"t_100"}`,
-			roundTrips: 3, transactions: 3, targetRoundTrips: 2, targetTransactions: 2},
+			roundTrips: 2, transactions: 2, targetRoundTrips: 2, targetTransactions: 2},
 		// Target: admission; claim, token and undo entry in one; settle,
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
-			roundTrips: 16, transactions: 6, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 15, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 9, transactions: 9, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 7, transactions: 7, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
 			roundTrips: 26, transactions: 12, targetTransactions: 4},

@@ -282,7 +282,8 @@ func testInvocation(t *testing.T, setup setupFunc) {
 			Source:  &maestrotype.Source{System: "twilio", Tool: "sms.send", OperationKey: inv.OperationKey},
 			Receipt: newReceipt("SM123"),
 		}
-		require.NoError(t, s.InvocationFinish(ctx, inv.ID, maestrotype.InvocationSucceeded, obs))
+		finished, err := s.InvocationFinishRow(ctx, inv.ID, maestrotype.InvocationSucceeded, obs)
+		require.NoError(t, err)
 
 		got, err := s.InvocationGet(ctx, inv.ID)
 		require.NoError(t, err)
@@ -290,6 +291,7 @@ func testInvocation(t *testing.T, setup setupFunc) {
 		require.NotNil(t, got.Observation)
 		requireJSONEq(t, obs, *got.Observation)
 		require.False(t, got.UpdatedAt.Before(got.CreatedAt))
+		require.Equal(t, got, finished, "the finish returns the row as a read finds it")
 	})
 
 	t.Run("FinishRefusesNonFinalState", func(t *testing.T) {

@@ -121,13 +121,23 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 		require.Equal(t, maestrotype.InvocationRunning, got.State, "a lost lease records nothing")
 
 		settle.Owner = "worker-a"
-		rollingBack, err := s.EffectSettleFinish(ctx, settle, finish)
+		finish.MessageProvider = "twilio"
+		finish.Observation.Receipt = newReceipt("SM1")
+		_, _, err = s.MessageStatusRecord(ctx, ledger.MessageStatusReport{Provider: "twilio", MessageID: "SM1", Status: maestrotype.MessageQueued})
 		require.NoError(t, err)
-		require.False(t, rollingBack, "no session, no rollback")
+		fin, err := s.EffectSettleFinish(ctx, settle, finish)
+		require.NoError(t, err)
+		require.False(t, fin.RollingBack, "no session, no rollback")
 		got, err = s.InvocationGet(ctx, inv.ID)
 		require.NoError(t, err)
 		require.Equal(t, maestrotype.InvocationSucceeded, got.State)
 		require.Equal(t, "sent", got.Observation.Summary)
+		require.Equal(t, got, fin.Invocation, "the settle returns the invocation as a read finds it")
+		require.True(t, fin.MessageRead)
+		require.NotNil(t, fin.Message, "the receipt's message status is read with it")
+		ms, err := s.MessageStatusGet(ctx, "twilio", "SM1")
+		require.NoError(t, err)
+		require.Equal(t, ms, *fin.Message)
 		eff, err := s.EffectGet(ctx, p.OperationKey)
 		require.NoError(t, err)
 		require.Equal(t, maestrotype.EffectSucceeded, eff.Status)
@@ -152,17 +162,20 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 
 		obs := maestrotype.Observation{Status: maestrotype.StatusSuccess, Summary: "sent"}
 		back := maestrotype.Observation{Status: maestrotype.StatusSuccess, Summary: "sent; rolling back"}
-		rollingBack, err := s.EffectSettleFinish(ctx, ledger.EffectSettleParams{
+		fin, err := s.EffectSettleFinish(ctx, ledger.EffectSettleParams{
 			OperationKey: p.OperationKey, Owner: "worker-a", Status: maestrotype.EffectSucceeded, Result: &obs,
 		}, ledger.InvocationFinishParams{
 			InvocationID: inv.ID, State: maestrotype.InvocationSucceeded, Observation: obs,
 			SessionID: sess.ID, RollingBack: &back,
 		})
 		require.NoError(t, err)
-		require.True(t, rollingBack)
+		require.True(t, fin.RollingBack)
+		require.False(t, fin.MessageRead)
+		require.Nil(t, fin.Message)
 		got, err := s.InvocationGet(ctx, inv.ID)
 		require.NoError(t, err)
 		require.Equal(t, "sent; rolling back", got.Observation.Summary)
+		require.Equal(t, got, fin.Invocation)
 		eff, err := s.EffectGet(ctx, p.OperationKey)
 		require.NoError(t, err)
 		require.Equal(t, "sent", eff.Result.Summary, "the effect keeps what the provider did")

@@ -36,15 +36,15 @@ func testEffectStateReads(t *testing.T, setup setupFunc) {
 
 		// Nothing to read back until the effect succeeded.
 		after := stateRead("tool lookup_tenant", `{"id":"t_1","deleted":true}`)
-		recorded, err := s.EffectRecordAfterRead(ctx, p.OperationKey, after)
+		_, recorded, err := s.EffectRecordAfterRead(ctx, p.OperationKey, after)
 		require.NoError(t, err)
 		require.False(t, recorded)
 		require.NoError(t, s.EffectSettle(ctx, ledger.EffectSettleParams{OperationKey: p.OperationKey, Owner: "worker-a", Status: maestrotype.EffectSucceeded}))
-		recorded, err = s.EffectRecordAfterRead(ctx, p.OperationKey, after)
+		_, recorded, err = s.EffectRecordAfterRead(ctx, p.OperationKey, after)
 		require.NoError(t, err)
 		require.True(t, recorded)
 		failed := maestrotype.StateRead{Source: "tool lookup_tenant", Error: "down", ReadAt: time.Now().UTC()}
-		recorded, err = s.EffectRecordAfterRead(ctx, p.OperationKey, failed)
+		_, recorded, err = s.EffectRecordAfterRead(ctx, p.OperationKey, failed)
 		require.NoError(t, err)
 		require.False(t, recorded, "the first read-back is kept")
 

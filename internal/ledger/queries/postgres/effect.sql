@@ -80,7 +80,9 @@ WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 -- settle matched ($1…$7 as EffectSettle). $8…$10 are the invocation, its
 -- state and observation; $12, when not NULL, is recorded instead of $10 if
 -- the rollback of session $11 has begun. Returns whether the effect
--- settled, whether $12 was recorded, and whether the invocation finished.
+-- settled, whether $12 was recorded, the invocation as finished (NULLs if
+-- it was not) and the latest status provider $13 reported for the message
+-- its receipt names (NULLs for none), so the answer reads neither again.
 WITH settled AS (
     UPDATE effects
     SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
@@ -95,9 +97,17 @@ WITH settled AS (
         observation = CASE WHEN (SELECT back FROM rolling) THEN $12::jsonb ELSE $10::jsonb END,
         updated_at = now()
     WHERE id = $8 AND EXISTS (SELECT 1 FROM settled)
-    RETURNING id
+    RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+              workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version
 )
-SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling), EXISTS (SELECT 1 FROM finished);
+SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling),
+       f.id, f.operation_key, f.session_id, f.agent_id, f.tool, f.args, f.args_hash, f.route, f.state, f.observation,
+       f.workflow_id, f.created_at, f.updated_at, f.tool_call_id, f.effect_class, f.catalog_version,
+       m.provider, m.message_id, m.status, m.recipient, m.error_code, m.created_at, m.updated_at
+FROM (SELECT 1) AS one
+LEFT JOIN finished f ON true
+LEFT JOIN message_statuses m
+  ON m.provider = $13::text AND m.message_id = f.observation->'receipt'->'fields'->>'message_sid';
 
 -- name: EffectClaimNewCTE
 -- A new claim in one statement: the session is read under FOR SHARE (held
@@ -140,7 +150,8 @@ LEFT JOIN undo u ON true;
 -- The invocation's part of EffectSettleFinish, for a transaction whose
 -- first statement is EffectSettle. $1…$3 are the invocation, its state and
 -- observation; $5, when not NULL, is recorded instead of $3 if the
--- rollback of session $4 has begun. Returns whether $5 was recorded.
+-- rollback of session $4 has begun. Returns whether $5 was recorded, then
+-- the invocation as finished.
 UPDATE invocations
 SET state = $2,
     observation = CASE
@@ -148,4 +159,6 @@ SET state = $2,
         THEN $5::jsonb ELSE $3::jsonb END,
     updated_at = now()
 WHERE id = $1
-RETURNING $5::jsonb IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL);
+RETURNING $5::jsonb IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL),
+          id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;

@@ -65,9 +65,12 @@ FROM invocations
 WHERE operation_key = $1;
 
 -- name: InvocationFinish
+-- Returns the row as finished, so the answer needs no read of it.
 UPDATE invocations
 SET state = $2, observation = $3, updated_at = now()
-WHERE id = $1;
+WHERE id = $1
+RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
 
 -- name: InvocationAnswerPart
 -- Records what an invocation answers while parts of its effect are still

@@ -79,7 +79,8 @@ WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 -- The invocation's part of EffectSettleFinish, in the transaction whose
 -- first statement is EffectSettle. $1…$3 are the invocation, its state and
 -- observation; $5, when not NULL, is recorded instead of $3 if the
--- rollback of session $4 has begun. Returns whether $5 was recorded.
+-- rollback of session $4 has begun. Returns whether $5 was recorded, then
+-- the invocation as finished.
 UPDATE invocations
 SET state = $2,
     observation = CASE
@@ -87,4 +88,6 @@ SET state = $2,
         THEN $5 ELSE $3 END,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE id = $1
-RETURNING $5 IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL);
+RETURNING $5 IS NOT NULL AND EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND rollback_started_at IS NOT NULL),
+          id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
+          workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;

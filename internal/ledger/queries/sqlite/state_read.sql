@@ -9,9 +9,11 @@ WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress' AND bef
 
 -- name: EffectRecordAfterRead
 -- The first read-back of a succeeded effect is kept; later ones are not.
+-- Returns the effect's reads as recorded, so the answer need not read them.
 UPDATE effects
 SET after_read = $2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE operation_key = $1 AND status = 'succeeded' AND after_read IS NULL;
+WHERE operation_key = $1 AND status = 'succeeded' AND after_read IS NULL
+RETURNING operation_key, before_read, after_read;
 
 -- name: EffectStateReadsGet
 SELECT operation_key, before_read, after_read
