@@ -254,6 +254,10 @@ type Store interface {
 	// provider reported for the message the invocation's receipt names:
 	// nil when it names none or none was reported.
 	InvocationGetWithMessage(ctx context.Context, id, provider string) (Invocation, *MessageStatus, error)
+	// InvocationGetWithApproval is InvocationGet with the ID of the
+	// approval request opened under the invocation's operation key: ""
+	// when there is none.
+	InvocationGetWithApproval(ctx context.Context, id string) (Invocation, string, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
 	// whose composite effect went out in part: the answer given while the

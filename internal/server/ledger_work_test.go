@@ -46,9 +46,12 @@ func ledgerBudget() []ledgerRoute {
 		// statement per earlier compensable call.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
 			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
-		// From the operator's decision to the agent reading the receipt.
+		// From the operator's decision to the agent reading the receipt:
+		// the decision (its check, token, wake-up delivered and recorded,
+		// and the approver's answer read back); the claim with the token
+		// spent; settle with the outcome; the agent's read.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
-			roundTrips: 35, transactions: 18, targetTransactions: 4},
+			roundTrips: 21, transactions: 4, targetTransactions: 4},
 	}
 }
 

@@ -111,4 +111,26 @@ func testOutboxWake(t *testing.T, setup setupFunc) {
 		require.NoError(t, err)
 		require.Empty(t, due)
 	})
+
+	t.Run("InvocationIsReadWithItsApprovalRequest", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		inv, _, err := s.InvocationInsert(ctx, newInvocation("ses_a"))
+		require.NoError(t, err)
+		got, approvalID, err := s.InvocationGetWithApproval(ctx, inv.ID)
+		require.NoError(t, err)
+		require.Equal(t, inv.ID, got.ID)
+		require.Empty(t, approvalID, "no request yet")
+
+		a := newApprovalRequest(soon())
+		a.InvocationID, a.OperationKey = inv.ID, inv.OperationKey
+		req, err := s.ApprovalRequestInsert(ctx, a)
+		require.NoError(t, err)
+		_, approvalID, err = s.InvocationGetWithApproval(ctx, inv.ID)
+		require.NoError(t, err)
+		require.Equal(t, req.ID, approvalID)
+
+		_, _, err = s.InvocationGetWithApproval(ctx, "inv_missing")
+		require.ErrorIs(t, err, ledger.ErrNotFound)
+	})
 }
