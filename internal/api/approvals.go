@@ -95,7 +95,7 @@ func (s *Server) approvalOutcome(ctx context.Context, req ledger.ApprovalRequest
 		if err != nil {
 			return nil, fmt.Errorf("error reading invocation %s: %w", req.InvocationID, err)
 		}
-		return outcomeOf(inv.ID, string(inv.State), inv.Observation, nil), nil
+		return decidedOutcome(req, &inv, nil), nil
 	}
 	eff, err := s.cfg.Store.EffectGet(ctx, req.OperationKey)
 	if errors.Is(err, ledger.ErrNotFound) {
@@ -104,7 +104,21 @@ func (s *Server) approvalOutcome(ctx context.Context, req ledger.ApprovalRequest
 	if err != nil {
 		return nil, fmt.Errorf("error reading effect %s: %w", req.OperationKey, err)
 	}
-	return outcomeOf("", string(eff.Status), eff.Result, eff.Receipt), nil
+	return decidedOutcome(req, nil, &eff), nil
+}
+
+// decidedOutcome is approvalOutcome from what was read: the request's
+// invocation, or for a compensation its effect, nil where there is none.
+func decidedOutcome(req ledger.ApprovalRequest, inv *ledger.Invocation, eff *ledger.Effect) *apitype.ApprovalOutcome {
+	switch {
+	case req.Status == ledger.ApprovalPending:
+		return nil
+	case inv != nil:
+		return outcomeOf(inv.ID, string(inv.State), inv.Observation, nil)
+	case eff != nil:
+		return outcomeOf("", string(eff.Status), eff.Result, eff.Receipt)
+	}
+	return nil
 }
 
 // outcomeOf is an outcome in state with what obs told the agent; receipt
@@ -197,8 +211,14 @@ func (s *Server) decide(ctx context.Context, id string, op *tools.Operator, deci
 			_, _, err := approval.CheckDecision(req, d, nil)
 			return err
 		},
-		Signal:   wakeUp,
-		Wake:     s.cfg.Outbox.Send,
+		Signal: wakeUp,
+		Wake: func(ctx context.Context, sig ledger.OutboxSignal) error {
+			// The decision holds its request's lock while it waits: a slow
+			// frontend is left to the outbox rather than waited out.
+			ctx, cancel := context.WithTimeout(ctx, wakeTimeout)
+			defer cancel()
+			return s.cfg.Outbox.Send(ctx, sig)
+		},
 		ReadBack: true,
 	})
 	var de *approval.DecisionError
@@ -222,18 +242,15 @@ func (s *Server) decide(ctx context.Context, id string, op *tools.Operator, deci
 		}
 	}
 	view := approvalView(res.Request, res.Events)
-	switch {
-	case res.Request.Status == ledger.ApprovalPending:
-	case res.Invocation != nil:
-		view.Outcome = outcomeOf(res.Invocation.ID, string(res.Invocation.State), res.Invocation.Observation, nil)
-	case res.Effect != nil:
-		view.Outcome = outcomeOf("", string(res.Effect.Status), res.Effect.Result, res.Effect.Receipt)
-	}
+	view.Outcome = decidedOutcome(res.Request, res.Invocation, res.Effect)
 	if res.Session != nil {
 		view.Facts = factsView(*res.Session)
 	}
 	return view, nil
 }
+
+// wakeTimeout bounds the wake-up a decision sends before it commits.
+const wakeTimeout = 2 * time.Second
 
 // decisionRefused answers a decision the gate's rules refused, recording
 // the refusal on the request when the rule asks for it.
