@@ -25,7 +25,7 @@ func (a *Activities) resolveApproval(ctx context.Context, tool *tools.Tool, in *
 	)
 	if found != nil {
 		req = *found
-	} else if req, err = a.cfg.Store.ApprovalRequestGet(ctx, in.ApprovalID); err != nil {
+	} else if req, err = a.cfg.Store.ApprovalRequestGetDecided(ctx, in.ApprovalID); err != nil {
 		return workflows.InvocationResult{}, nil, retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
 	}
 	if req.Status == ledger.ApprovalPending && in.ApprovalExpired {

@@ -93,7 +93,7 @@ func (a *Activities) compensationApproved(ctx context.Context, tool *tools.Tool,
 	if step.ApprovalID == "" {
 		return workflows.UndoFailed, tool.Name + " moves money and runs only with a human approval; no approval request was opened for it", nil
 	}
-	req, err := a.cfg.Store.ApprovalRequestGet(ctx, step.ApprovalID)
+	req, err := a.cfg.Store.ApprovalRequestGetDecided(ctx, step.ApprovalID)
 	if err != nil {
 		return "", "", retryable(ErrTypeLedger, fmt.Errorf("error reading approval request: %w", err))
 	}

@@ -95,7 +95,7 @@ func (s *Server) approvalOutcome(ctx context.Context, req ledger.ApprovalRequest
 		if err != nil {
 			return nil, fmt.Errorf("error reading invocation %s: %w", req.InvocationID, err)
 		}
-		return outcomeOf(inv.ID, string(inv.State), inv.Observation, nil), nil
+		return decidedOutcome(req, &inv, nil), nil
 	}
 	eff, err := s.cfg.Store.EffectGet(ctx, req.OperationKey)
 	if errors.Is(err, ledger.ErrNotFound) {
@@ -104,7 +104,21 @@ func (s *Server) approvalOutcome(ctx context.Context, req ledger.ApprovalRequest
 	if err != nil {
 		return nil, fmt.Errorf("error reading effect %s: %w", req.OperationKey, err)
 	}
-	return outcomeOf("", string(eff.Status), eff.Result, eff.Receipt), nil
+	return decidedOutcome(req, nil, &eff), nil
+}
+
+// decidedOutcome is approvalOutcome from what was read: the request's
+// invocation, or for a compensation its effect, nil where there is none.
+func decidedOutcome(req ledger.ApprovalRequest, inv *ledger.Invocation, eff *ledger.Effect) *apitype.ApprovalOutcome {
+	switch {
+	case req.Status == ledger.ApprovalPending:
+		return nil
+	case inv != nil:
+		return outcomeOf(inv.ID, string(inv.State), inv.Observation, nil)
+	case eff != nil:
+		return outcomeOf("", string(eff.Status), eff.Result, eff.Receipt)
+	}
+	return nil
 }
 
 // outcomeOf is an outcome in state with what obs told the agent; receipt
@@ -130,8 +144,9 @@ func factsView(sess ledger.Session) []apitype.SessionFact {
 	return out
 }
 
-// handleDecide applies an approver's decision. The decision, its events
-// and the token are committed by the ledger in one transaction; the signal
+// handleDecide applies an approver's decision. The decision, its events,
+// the token and the wake-up's delivery are committed by the ledger in one
+// transaction, which also reads back what the answer shows; the signal
 // only wakes the waiting workflow, which reads the decision back.
 func (s *Server) handleDecide(decision ledger.Decision) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -141,11 +156,7 @@ func (s *Server) handleDecide(decision ledger.Decision) http.HandlerFunc {
 			return
 		}
 		id := r.PathValue("id")
-		if ref := s.decide(r.Context(), id, operatorFrom(r.Context()), decision, body); ref != nil {
-			writeRefusal(w, ref)
-			return
-		}
-		view, ref := s.approval(r.Context(), id)
+		view, ref := s.decide(r.Context(), id, operatorFrom(r.Context()), decision, body)
 		if ref != nil {
 			writeRefusal(w, ref)
 			return
@@ -154,60 +165,105 @@ func (s *Server) handleDecide(decision ledger.Decision) http.HandlerFunc {
 	}
 }
 
-// decide checks a decision against the gate's rules and records it.
-func (s *Server) decide(ctx context.Context, id string, op *tools.Operator, decision ledger.Decision, body apitype.DecisionRequest) *apitype.Refusal {
-	req, err := s.cfg.Store.ApprovalRequestGet(ctx, id)
-	if errors.Is(err, ledger.ErrNotFound) {
-		return admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
-	}
-	if err != nil {
-		s.cfg.Logger.Error("could not read approval", "err", err)
-		return unavailableRefusal()
-	}
+// decide checks a decision against the gate's rules and records it. Only
+// a modify reads the request first, for the schema its edit is checked
+// against; any other decision is checked against the request as the
+// decision's transaction locks it.
+func (s *Server) decide(ctx context.Context, id string, op *tools.Operator, decision ledger.Decision, body apitype.DecisionRequest) (apitype.Approval, *apitype.Refusal) {
 	actor := "operator:" + op.ID
-	args, hash, err := approval.CheckDecision(req, approval.Decision{Kind: decision, Approver: op, Args: body.Args}, s.schemaOf(ctx, req))
-	if err != nil {
-		var de *approval.DecisionError
-		if !errors.As(err, &de) {
-			s.cfg.Logger.Error("could not check the decision", "err", err)
-			return unavailableRefusal()
+	d := approval.Decision{Kind: decision, Approver: op, Args: body.Args}
+	var args []byte
+	var hash string
+	if decision == ledger.DecisionModify {
+		req, err := s.cfg.Store.ApprovalRequestGet(ctx, id)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return apitype.Approval{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
 		}
-		if de.Audit != "" {
-			s.logRefusedDecision(ctx, req, actor, decision, de.Audit)
+		if err != nil {
+			s.cfg.Logger.Error("could not read approval", "err", err)
+			return apitype.Approval{}, unavailableRefusal()
 		}
-		return decisionRefusal(de)
+		if args, hash, err = approval.CheckDecision(req, d, s.schemaOf(ctx, req)); err != nil {
+			return apitype.Approval{}, s.decisionRefused(ctx, req, actor, decision, err)
+		}
 	}
 	wake, err := json.Marshal(workflows.ApprovalDecision{ApprovalID: id})
 	if err != nil {
 		s.cfg.Logger.Error("could not encode the wake-up signal", "err", err)
-		return unavailableRefusal()
+		return apitype.Approval{}, unavailableRefusal()
 	}
-	// The wake-up is queued with the decision: if this attempt to
-	// signal fails, the outbox delivers it later, before the token
-	// could expire unused.
+	// locked is the request as the decision's transaction read it; a
+	// refusal is recorded against it once that transaction rolled back.
+	var locked ledger.ApprovalRequest
+	wakeUp := &ledger.OutboxSignal{SignalName: workflows.SignalApprovalDecided, Payload: wake}
+	// The wake-up is sent before the decision commits and queued with it:
+	// if the attempt fails, the outbox delivers it later, before the
+	// token could expire unused.
 	res, err := s.cfg.Store.ApprovalDecide(ctx, ledger.ApprovalDecideParams{
 		ApprovalID: id, Decision: decision, Actor: actor, Reason: body.Reason, TokenTTL: s.cfg.TokenTTL,
 		NewArgs: args, NewArgsHash: hash,
-		Signal: &ledger.OutboxSignal{
-			WorkflowID: workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID),
-			SignalName: workflows.SignalApprovalDecided,
-			Payload:    wake,
-		}})
-	if errors.Is(err, ledger.ErrApprovalNotPending) {
+		Check: func(req ledger.ApprovalRequest) error {
+			locked = req
+			wakeUp.WorkflowID = workflows.ApprovalWorkflowID(req.OperationKey, req.SessionID)
+			if decision == ledger.DecisionModify {
+				return nil // checked above, against the tool's schema
+			}
+			_, _, err := approval.CheckDecision(req, d, nil)
+			return err
+		},
+		Signal: wakeUp,
+		Wake: func(ctx context.Context, sig ledger.OutboxSignal) error {
+			// The decision holds its request's lock while it waits: a slow
+			// frontend is left to the outbox rather than waited out.
+			ctx, cancel := context.WithTimeout(ctx, wakeTimeout)
+			defer cancel()
+			return s.cfg.Outbox.Send(ctx, sig)
+		},
+		ReadBack: true,
+	})
+	var de *approval.DecisionError
+	switch {
+	case errors.Is(err, ledger.ErrNotFound):
+		return apitype.Approval{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
+	case errors.As(err, &de):
+		return apitype.Approval{}, s.decisionRefused(ctx, locked, actor, decision, de)
+	case errors.Is(err, ledger.ErrApprovalNotPending):
 		cur, _ := s.cfg.Store.ApprovalRequestGet(ctx, id)
-		return admission.BadRequest(http.StatusConflict, mt.CodeApprovalClosed,
+		return apitype.Approval{}, admission.BadRequest(http.StatusConflict, mt.CodeApprovalClosed,
 			fmt.Sprintf("approval %s is %s (or past its timeout) and can no longer be decided", id, cur.Status))
-	}
-	if err != nil {
+	case err != nil:
 		s.cfg.Logger.Error("could not record decision", "err", err)
-		return unavailableRefusal()
+		return apitype.Approval{}, unavailableRefusal()
 	}
-	if res.Signal != nil {
+	if res.Signal != nil && res.Signal.DeliveredAt == nil {
+		s.cfg.Logger.Warn("could not wake the waiting workflow before the decision committed; trying again", "approval", id, "err", res.WakeErr)
 		if err := s.cfg.Outbox.Deliver(ctx, *res.Signal); err != nil {
 			s.cfg.Logger.Warn("could not wake the waiting workflow yet; the outbox retries", "approval", id, "err", err)
 		}
 	}
-	return nil
+	view := approvalView(res.Request, res.Events)
+	view.Outcome = decidedOutcome(res.Request, res.Invocation, res.Effect)
+	if res.Session != nil {
+		view.Facts = factsView(*res.Session)
+	}
+	return view, nil
+}
+
+// wakeTimeout bounds the wake-up a decision sends before it commits.
+const wakeTimeout = 2 * time.Second
+
+// decisionRefused answers a decision the gate's rules refused, recording
+// the refusal on the request when the rule asks for it.
+func (s *Server) decisionRefused(ctx context.Context, req ledger.ApprovalRequest, actor string, decision ledger.Decision, err error) *apitype.Refusal {
+	var de *approval.DecisionError
+	if !errors.As(err, &de) {
+		s.cfg.Logger.Error("could not check the decision", "err", err)
+		return unavailableRefusal()
+	}
+	if de.Audit != "" {
+		s.logRefusedDecision(ctx, req, actor, decision, de.Audit)
+	}
+	return decisionRefusal(de)
 }
 
 // schemaOf is the argument schema of the request's tool as the catalog

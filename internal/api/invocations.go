@@ -274,7 +274,7 @@ func (s *Server) untilAnswered(ctx context.Context, id string) (context.Context,
 
 func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 	agent := agentFrom(r.Context())
-	inv, err := s.cfg.Store.InvocationGet(r.Context(), r.PathValue("id"))
+	inv, approvalID, err := s.cfg.Store.InvocationGetWithApproval(r.Context(), r.PathValue("id"))
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && inv.AgentID != agent.ID {
 		writeRefusal(w, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no invocation "+r.PathValue("id")+" for this agent"))
 		return
@@ -285,11 +285,8 @@ func (s *Server) handleGetInvocation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inv = s.finalizeStranded(r.Context(), inv)
-	approvalID := ""
-	if inv.Route == mt.RouteGated {
-		if apr, err := s.cfg.Store.ApprovalRequestGetByKey(r.Context(), inv.OperationKey); err == nil {
-			approvalID = apr.ID
-		}
+	if inv.Route != mt.RouteGated {
+		approvalID = ""
 	}
 	s.writeInvocation(r.Context(), w, inv, approvalID, nil)
 }

@@ -123,6 +123,9 @@ type Config struct {
 // a failed signal stays owed.
 type Deliverer interface {
 	Deliver(ctx context.Context, sig ledger.OutboxSignal) error
+	// Send makes one attempt at a signal not queued yet and records
+	// nothing: the caller queues it with the attempt's outcome.
+	Send(ctx context.Context, sig ledger.OutboxSignal) error
 }
 
 // WithDefaults returns c with optional fields filled in.

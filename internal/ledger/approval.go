@@ -136,6 +136,17 @@ func (l *ledger) ApprovalRequestGet(ctx context.Context, id string) (ApprovalReq
 	return a, nil
 }
 
+// ApprovalRequestGetDecided reads on the writer: PostgreSQL's FOR SHARE
+// waits for a decider's row lock, and SQLite's one writer connection is
+// the decider's until it commits.
+func (l *ledger) ApprovalRequestGetDecided(ctx context.Context, id string) (ApprovalRequest, error) {
+	a, err := scanApproval(l.db.QueryRowContext(ctx, l.query("ApprovalRequestGetDecided"), id))
+	if err != nil {
+		return ApprovalRequest{}, fmt.Errorf("error getting decided approval request %q: %w", id, notFound(err))
+	}
+	return a, nil
+}
+
 func (l *ledger) ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error) {
 	a, err := scanApproval(l.conn.QueryRowContext(ctx, l.query("ApprovalRequestGetByKey"), operationKey))
 	if err != nil {

@@ -31,6 +31,11 @@ func (l *ledger) ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (Ap
 		if err != nil {
 			return err
 		}
+		if p.Check != nil {
+			if err := p.Check(before); err != nil {
+				return err
+			}
+		}
 		after, err := scanApproval(tx.QueryRowContext(ctx, l.query("ApprovalRequestDecide"),
 			p.ApprovalID,
 			string(to),
@@ -65,11 +70,19 @@ func (l *ledger) ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (Ap
 		if p.Signal != nil {
 			sig := *p.Signal
 			sig.ApprovalID = p.ApprovalID
-			queued, err := l.insertOutbox(ctx, tx, sig)
+			delivered := false
+			if p.Wake != nil {
+				res.WakeErr = p.Wake(ctx, sig)
+				delivered = res.WakeErr == nil
+			}
+			queued, err := l.queueOutbox(ctx, tx, sig, delivered)
 			if err != nil {
 				return err
 			}
 			res.Signal = &queued
+		}
+		if p.ReadBack {
+			return l.approvalReadBack(ctx, tx, &res)
 		}
 		return nil
 	})
@@ -77,6 +90,44 @@ func (l *ledger) ApprovalDecide(ctx context.Context, p ApprovalDecideParams) (Ap
 		return ApprovalDecideResult{}, fmt.Errorf("error deciding approval request %q: %w", p.ApprovalID, err)
 	}
 	return res, nil
+}
+
+// approvalReadBack reads what the decided request's view shows, in the
+// decision's transaction: the caller answers without a read of its own.
+func (l *ledger) approvalReadBack(ctx context.Context, tx *sql.Tx, res *ApprovalDecideResult) error {
+	req := res.Request
+	events, err := queryAll(ctx, tx, scanApprovalEvent, l.query("ApprovalEventListByApproval"), req.ID)
+	if err != nil {
+		return fmt.Errorf("error reading back the request's events: %w", err)
+	}
+	res.Events = events
+	if req.InvocationID != "" {
+		inv, err := scanInvocation(tx.QueryRowContext(ctx, l.query("InvocationGet"), req.InvocationID))
+		switch {
+		case err == nil:
+			res.Invocation = &inv
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("error reading back the request's invocation: %w", err)
+		}
+	} else {
+		eff, err := scanEffect(tx.QueryRowContext(ctx, l.query("EffectGet"), req.OperationKey))
+		switch {
+		case err == nil:
+			res.Effect = &eff
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("error reading back the request's effect: %w", err)
+		}
+	}
+	if req.SessionID != "" {
+		sess, err := scanSession(tx.QueryRowContext(ctx, l.query("SessionGet"), req.SessionID))
+		switch {
+		case err == nil:
+			res.Session = &sess
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("error reading back the request's session: %w", err)
+		}
+	}
+	return nil
 }
 
 func (p ApprovalDecideParams) validate() error {

@@ -11,6 +11,12 @@ import (
 )
 
 func (l *ledger) insertOutbox(ctx context.Context, q querier, s OutboxSignal) (OutboxSignal, error) {
+	return l.queueOutbox(ctx, q, s, false)
+}
+
+// queueOutbox writes s owed, or, when its one attempt was already
+// delivered, as delivered: the delivery is recorded by the insert itself.
+func (l *ledger) queueOutbox(ctx context.Context, q querier, s OutboxSignal, delivered bool) (OutboxSignal, error) {
 	switch {
 	case s.WorkflowID == "":
 		return OutboxSignal{}, errors.New("error queueing signal: workflow ID is required")
@@ -19,7 +25,7 @@ func (l *ledger) insertOutbox(ctx context.Context, q querier, s OutboxSignal) (O
 	case len(s.Payload) == 0:
 		return OutboxSignal{}, errors.New("error queueing signal: payload is required")
 	}
-	got, err := scanOutbox(q.QueryRowContext(ctx, l.query("OutboxInsert"), s.WorkflowID, s.SignalName, rawJSONArg(s.Payload), textArg(s.ApprovalID)))
+	got, err := scanOutbox(q.QueryRowContext(ctx, l.query("OutboxInsert"), s.WorkflowID, s.SignalName, rawJSONArg(s.Payload), textArg(s.ApprovalID), delivered))
 	if err != nil {
 		return OutboxSignal{}, fmt.Errorf("error queueing signal %s to %s: %w", s.SignalName, s.WorkflowID, err)
 	}

@@ -254,6 +254,10 @@ type Store interface {
 	// provider reported for the message the invocation's receipt names:
 	// nil when it names none or none was reported.
 	InvocationGetWithMessage(ctx context.Context, id, provider string) (Invocation, *MessageStatus, error)
+	// InvocationGetWithApproval is InvocationGet with the ID of the
+	// approval request opened under the invocation's operation key: ""
+	// when there is none.
+	InvocationGetWithApproval(ctx context.Context, id string) (Invocation, string, error)
 	InvocationGetByKey(ctx context.Context, operationKey string) (Invocation, error)
 	// InvocationAnswerPart stores the observation of a running invocation
 	// whose composite effect went out in part: the answer given while the
@@ -439,6 +443,12 @@ type Store interface {
 	// decision as a second event by DecidedBy, in the same transaction.
 	ApprovalRequestInsert(ctx context.Context, a ApprovalRequest) (ApprovalRequest, error)
 	ApprovalRequestGet(ctx context.Context, id string) (ApprovalRequest, error)
+	// ApprovalRequestGetDecided is ApprovalRequestGet for a workflow a
+	// decision woke: a decider sends its wake-up before its transaction
+	// commits (ApprovalDecideParams.Wake), so this read waits for a
+	// decision in flight on the request to commit or roll back, and never
+	// answers pending for a decision already signalled.
+	ApprovalRequestGetDecided(ctx context.Context, id string) (ApprovalRequest, error)
 	ApprovalRequestGetByKey(ctx context.Context, operationKey string) (ApprovalRequest, error)
 	// ApprovalRequestListPendingBySession lists the session's requests
 	// still pending, whatever their timeout.
@@ -985,6 +995,24 @@ type ApprovalDecideParams struct {
 	// Signal is queued in the outbox with the decision, in the same
 	// transaction, to wake the waiting workflow. Optional: none when nil.
 	Signal *OutboxSignal
+	// Check vets the decision against the request as locked (an
+	// approver's role, say), so that no read ahead of the decision is
+	// needed; an error rolls the decision back and is returned wrapped.
+	// It runs before Signal is read, so it may complete Signal from the
+	// locked request. Optional.
+	Check func(locked ApprovalRequest) error
+	// Wake sends Signal while the decision's transaction is still open,
+	// so that the outbox row is written already delivered and no second
+	// write records the delivery. A wake-up that arrives before the commit
+	// is safe: the woken claim locks the request and waits for it, and one
+	// whose decision then rolls back finds the request pending and goes
+	// back to waiting. A failed send leaves the row owed, for the caller's
+	// next attempt and the relay. Optional: the row is queued owed.
+	Wake func(ctx context.Context, s OutboxSignal) error
+	// ReadBack reads, in the decision's transaction, what the decided
+	// request's view shows besides the request: its events, its
+	// invocation (or for a compensation its effect) and its session.
+	ReadBack bool
 }
 
 // ApprovalDecideResult is the decided request and, for approve and modify,
@@ -992,8 +1020,17 @@ type ApprovalDecideParams struct {
 type ApprovalDecideResult struct {
 	Request ApprovalRequest
 	Token   *ApprovalToken
-	// Signal is the queued wake-up, when the params carried one.
+	// Signal is the queued wake-up, when the params carried one;
+	// DeliveredAt is set when Wake delivered it.
 	Signal *OutboxSignal
+	// WakeErr is why Wake failed to deliver Signal, if it did.
+	WakeErr error
+	// Events, Invocation, Effect and Session are read back for ReadBack;
+	// nil where the request has none.
+	Events     []ApprovalEvent
+	Invocation *Invocation
+	Effect     *Effect
+	Session    *Session
 }
 
 // OutboxSignal is a signal a committed decision owes a workflow. It is

@@ -105,6 +105,15 @@ func New(cfg Config) (*Relay, error) {
 	return &Relay{cfg: cfg, kick: make(chan struct{}, 1)}, nil
 }
 
+// Send makes one attempt at sig and records nothing: for a signal its
+// sender queues in the same transaction, with the attempt's outcome.
+func (r *Relay) Send(ctx context.Context, sig ledger.OutboxSignal) error {
+	if err := r.cfg.Signaller.SignalWorkflow(ctx, sig.WorkflowID, "", sig.SignalName, payload(sig.Payload)); err != nil {
+		return fmt.Errorf("error signalling %s: %w", sig.WorkflowID, err)
+	}
+	return nil
+}
+
 // Deliver makes one attempt at sig and records its outcome: delivered,
 // failed with the next attempt scheduled, abandoned when the workflow is
 // gone (not merely yet to start), or held for a human when Temporal

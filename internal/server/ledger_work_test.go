@@ -44,9 +44,12 @@ func ledgerBudget() []ledgerRoute {
 			roundTrips: 15, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
 			roundTrips: 7, transactions: 7, targetRoundTrips: 8, targetTransactions: 3},
-		// From the operator's decision to the agent reading the receipt.
+		// From the operator's decision to the agent reading the receipt:
+		// the decision (its check, token, wake-up delivered and recorded,
+		// and the approver's answer read back); the claim with the token
+		// spent; settle with the outcome; the agent's read.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
-			roundTrips: 26, transactions: 12, targetTransactions: 4},
+			roundTrips: 21, transactions: 4, targetTransactions: 4},
 	}
 }
 

@@ -139,6 +139,7 @@ func RunConformance(t *testing.T, open func(t *testing.T) ledger.Store) {
 	t.Run("Outbox", func(t *testing.T) {
 		t.Parallel()
 		testOutbox(t, setup)
+		testOutboxWake(t, setup)
 	})
 	t.Run("Callback", func(t *testing.T) {
 		t.Parallel()

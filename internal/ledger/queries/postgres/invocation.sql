@@ -57,6 +57,17 @@ LEFT JOIN message_statuses m
   ON m.provider = $2 AND m.message_id = i.observation->'receipt'->'fields'->>'message_sid'
 WHERE i.id = $1;
 
+-- name: InvocationGetWithApproval
+-- An invocation with the ID of the approval request under its operation
+-- key, NULL when there is none: a gated call's answer names its request.
+SELECT i.id, i.operation_key, i.session_id, i.agent_id, i.tool, i.args, i.args_hash, i.route, i.state, i.observation,
+       i.workflow_id, i.created_at, i.updated_at, i.tool_call_id, i.effect_class,
+       i.catalog_version,
+       a.id
+FROM invocations i
+LEFT JOIN approval_requests a ON a.operation_key = i.operation_key
+WHERE i.id = $1;
+
 -- name: InvocationGetByKey
 SELECT id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
        workflow_id, created_at, updated_at, tool_call_id, effect_class,

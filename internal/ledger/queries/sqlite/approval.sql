@@ -14,6 +14,14 @@ SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_
 FROM approval_requests
 WHERE id = $1;
 
+-- name: ApprovalRequestGetDecided
+-- A decider signals before it commits, so a woken reader waits for the
+-- decision in flight: run on the one writer connection, which the decider holds until it commits.
+SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
+       reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at
+FROM approval_requests
+WHERE id = $1;
+
 -- name: ApprovalRequestGetByKey
 SELECT id, invocation_id, operation_key, session_id, agent_id, tool, args, args_hash, approver_role,
        reason, risk_tags, effect, reversibility, context, status, timeout_at, decided_by, decided_at, created_at

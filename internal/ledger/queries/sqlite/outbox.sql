@@ -2,8 +2,10 @@
 -- written in the decision's transaction and delivered by a relay.
 
 -- name: OutboxInsert
-INSERT INTO signal_outbox (workflow_id, signal_name, payload, approval_id)
-VALUES ($1, $2, $3, $4)
+-- $5 true queues a signal already delivered on its one attempt, made while
+-- the transaction that writes it was open.
+INSERT INTO signal_outbox (workflow_id, signal_name, payload, approval_id, attempts, delivered_at)
+VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN 1 ELSE 0 END, CASE WHEN $5 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END)
 RETURNING id, workflow_id, signal_name, payload, approval_id, attempts, last_error, next_attempt_at, created_at, delivered_at, abandoned_at, held_at;
 
 -- name: OutboxListDue
