@@ -30,10 +30,22 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	}
 	leaseMillis := p.LeaseTTL.Milliseconds()
 
-	if l.writeCTEs && p.Spend == nil {
-		// Most claims are new: one statement claims them, and only a key
-		// already taken or a closed session needs the transaction below.
-		res, ok, err := l.claimNew(ctx, l.db, p)
+	if l.writeCTEs {
+		// Most claims are new: one statement claims them, or one pipeline
+		// spends their token and claims them, and only the rest (a key
+		// already taken, a closed session, a request not approved for
+		// these arguments, a token spent or minted before) need the
+		// transaction below, which decides them step by step.
+		var (
+			res EffectClaimResult
+			ok  bool
+			err error
+		)
+		if p.Spend == nil {
+			res, ok, err = l.claimNew(ctx, l.db, p)
+		} else {
+			res, ok, err = l.claimSpentPipelined(ctx, p)
+		}
 		if err != nil {
 			return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
 		}
@@ -142,12 +154,22 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 // and reports ok; ok is false, with nothing written, when the key is taken
 // or the session is being rolled back.
 func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (EffectClaimResult, bool, error) {
+	return scanClaimNew(q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), claimNewArgs(p, nil)...), p)
+}
+
+// claimNewArgs are EffectClaimNewCTE's arguments; a spend makes the claim
+// wait on the token spent in its transaction.
+func claimNewArgs(p EffectClaimParams, spend *ApprovalSpend) []any {
 	undo := []any{nil, nil, nil, nil, nil}
 	if p.Undo != nil {
 		u := *p.Undo
 		undo = []any{idOr(u.ID, "undo"), u.SessionID, u.CompensationTool, textArg(u.CompensationVersion), rawJSONArg(u.ArgsSnapshot)}
 	}
-	row := q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), append([]any{
+	spent := []any{nil, nil}
+	if spend != nil {
+		spent = []any{spend.ApprovalID, spend.UsedBy}
+	}
+	args := []any{
 		p.OperationKey,
 		textArg(p.InvocationID),
 		p.Tool,
@@ -158,8 +180,13 @@ func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (
 		textArg(string(p.EffectClass)),
 		textArg(p.CatalogVersion),
 		textArg(p.SessionID),
-	}, undo...)...)
+	}
+	return append(append(args, undo...), spent...)
+}
 
+// scanClaimNew reads EffectClaimNewCTE's row: ok is false when there is
+// none.
+func scanClaimNew(row rowScanner, p EffectClaimParams) (EffectClaimResult, bool, error) {
 	var (
 		u      UndoEntry
 		noUndo [11]any

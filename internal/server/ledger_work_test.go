@@ -40,7 +40,7 @@ func ledgerBudget() []ledgerRoute {
 		// Target: admission; claim, token and undo entry in one; settle,
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
-			roundTrips: 37, transactions: 18, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 8, transactions: 6, targetRoundTrips: 8, targetTransactions: 3},
 		// Measured as the session's second work order: admission reads the
 		// approval of every pending undo entry in the session, one more
 		// statement per earlier compensable call.
@@ -48,7 +48,7 @@ func ledgerBudget() []ledgerRoute {
 			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
-			roundTrips: 35, transactions: 18, targetTransactions: 4},
+			roundTrips: 22, transactions: 12, targetTransactions: 4},
 	}
 }
 
