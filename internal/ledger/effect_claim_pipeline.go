@@ -21,7 +21,7 @@ import (
 // Go has seen the plain outcome. Anything else is rolled back and ok is
 // false: the step-by-step transaction then decides it, with the events
 // and answers it has always given, since the pipeline left nothing behind.
-func (l *ledger) claimSpentPipelined(ctx context.Context, p EffectClaimParams) (EffectClaimResult, bool, error) {
+func (l *ledger) claimSpentPipelined(ctx context.Context, p EffectClaimParams, beforeRead any) (EffectClaimResult, bool, error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return EffectClaimResult{}, false, fmt.Errorf("error getting a connection: %w", err)
@@ -39,7 +39,7 @@ func (l *ledger) claimSpentPipelined(ctx context.Context, p EffectClaimParams) (
 		}
 		pc := sc.Conn()
 		var err error
-		res, ok, err = l.claimSpentOn(ctx, pc, p)
+		res, ok, err = l.claimSpentOn(ctx, pc, p, beforeRead)
 		if (err != nil || !ok) && pc.PgConn().TxStatus() != 'I' {
 			// The connection goes back to the pool outside any transaction,
 			// or not at all.
@@ -58,7 +58,7 @@ func (l *ledger) claimSpentPipelined(ctx context.Context, p EffectClaimParams) (
 // claimSpentOn sends the pipeline and commits its plain outcome; ok is
 // false, with the transaction left for the caller to roll back, for any
 // other.
-func (l *ledger) claimSpentOn(ctx context.Context, pc *pgx.Conn, p EffectClaimParams) (EffectClaimResult, bool, error) {
+func (l *ledger) claimSpentOn(ctx context.Context, pc *pgx.Conn, p EffectClaimParams, beforeRead any) (EffectClaimResult, bool, error) {
 	s := p.Spend
 	tokenID := newTokenID()
 	b := &pgx.Batch{}
@@ -66,7 +66,7 @@ func (l *ledger) claimSpentOn(ctx context.Context, pc *pgx.Conn, p EffectClaimPa
 	b.Queue(l.query("ApprovalRequestGetForUpdate"), s.ApprovalID)
 	b.Queue(l.query("ApprovalTokenMintForClaimCTE"), s.ApprovalID, p.PayloadHash, tokenID, s.MintTTL.Milliseconds())
 	b.Queue(l.query("ApprovalTokenSpendForClaimCTE"), s.ApprovalID, p.PayloadHash, s.UsedBy, tokenID)
-	b.Queue(l.query("EffectClaimNewCTE"), claimNewArgs(p, s)...)
+	b.Queue(l.query("EffectClaimNewCTE"), claimNewArgs(p, s, beforeRead)...)
 	res, plain := readClaimSpentBatch(pc.SendBatch(ctx, b), p)
 	if !plain {
 		return EffectClaimResult{}, false, nil

@@ -45,7 +45,7 @@ func ledgerBudget() []ledgerRoute {
 		// approval of every pending undo entry in the session, one more
 		// statement per earlier compensable call.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 19, transactions: 15, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 8, transactions: 8, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
 			roundTrips: 22, transactions: 12, targetTransactions: 4},

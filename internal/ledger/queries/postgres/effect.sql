@@ -4,10 +4,11 @@
 -- arrive in milliseconds.
 
 -- name: EffectInsert
+-- $10 is the before read the claimer made before claiming, or NULL.
 INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
-                     lease_expires_at, attempts, before_state, effect_class, catalog_version)
+                     lease_expires_at, attempts, before_state, effect_class, catalog_version, before_read)
 VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + $6::bigint * interval '1 millisecond', 1, $7,
-        $8, $9)
+        $8, $9, $10::jsonb)
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
           attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
@@ -108,7 +109,8 @@ SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling), EXISTS (SELEC
 -- used_at is the transaction's now()), so a claim whose spend did not take
 -- claims nothing. A row comes back only for a new claim; anything else (a
 -- taken key, a closed session, no spend) inserted nothing and is decided
--- by the claim's transaction (EffectClaim).
+-- by the claim's transaction (EffectClaim). $18 is the before read the
+-- claimer made before claiming, or NULL.
 WITH session AS (
     SELECT rollback_started_at IS NOT NULL AS closed
     FROM sessions
@@ -116,9 +118,9 @@ WITH session AS (
     FOR SHARE
 ), claimed AS (
     INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
-                         lease_expires_at, attempts, before_state, effect_class, catalog_version)
+                         lease_expires_at, attempts, before_state, effect_class, catalog_version, before_read)
     SELECT $1::text, $2::text, $3::text, $4::text, 'in_progress', $5::text,
-           now() + $6::bigint * interval '1 millisecond', 1, $7::jsonb, $8::text, $9::text
+           now() + $6::bigint * interval '1 millisecond', 1, $7::jsonb, $8::text, $9::text, $18::jsonb
     WHERE NOT EXISTS (SELECT 1 FROM session WHERE closed)
       AND ($16::text IS NULL OR EXISTS (
           SELECT 1 FROM approval_tokens
