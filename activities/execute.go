@@ -199,6 +199,10 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 	if err != nil {
 		return workflows.InvocationResult{}, nonRetryable(workflows.ErrTypeInvariant, err)
 	}
+	before, err := a.readBeforeClaim(ctx, tool, in)
+	if err != nil {
+		return workflows.InvocationResult{}, err
+	}
 	claim, err := a.cfg.Store.EffectClaim(ctx, ledger.EffectClaimParams{
 		OperationKey: in.OperationKey,
 		InvocationID: in.InvocationID,
@@ -208,6 +212,7 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 		LeaseTTL:     a.cfg.LeaseTTL,
 		BeforeState:  beforeState(call),
 		Undo:         undo,
+		BeforeRead:   before,
 		// The class the effect runs under, for the audit: a rollback's
 		// compensation has no admitted invocation to carry it.
 		EffectClass:    tool.Effect,
@@ -239,7 +244,10 @@ func (a *Activities) claimAndSend(ctx context.Context, tool *tools.Tool, in work
 			}
 		}
 	}
-	if res, proceed, err := a.readBefore(ctx, tool, in, owner); err != nil || !proceed {
+	// A new claim recorded the before read made for it, if any; a key taken
+	// over has whatever the attempt before this one recorded.
+	recorded := recordedBefore{known: claim.Outcome == ledger.ClaimNew, read: before}
+	if res, proceed, err := a.readBefore(ctx, tool, in, owner, recorded); err != nil || !proceed {
 		return res, err
 	}
 	return a.send(ctx, tool, in, owner, call, claim.Effect)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/observation"
@@ -14,20 +16,51 @@ import (
 	"github.com/maestro-run/maestro/workflows"
 )
 
+// recordedBefore is the before read the claim is known to hold: known is
+// set for a new claim, which recorded read (nil for none) as it inserted
+// the key. Otherwise the ledger says.
+type recordedBefore struct {
+	known bool
+	read  *mt.StateRead
+}
+
+// readBeforeClaim makes the first attempt's before read ahead of its claim,
+// for the claim to record: when the claim is new, no one held the key, so
+// the provider cannot have acted on it yet and the read is of the state
+// before the effect, as one made under the claim would be. The read is
+// discarded when the claim is not new. A read that failed and may succeed
+// if retried fails the attempt before anything is claimed or sent, as a
+// read under the claim would after handing the key back. Later attempts,
+// likelier to find the key taken over or settled, read under the claim
+// only.
+func (a *Activities) readBeforeClaim(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput) (*mt.StateRead, error) {
+	if tool.Before == nil || activity.GetInfo(ctx).Attempt > 1 {
+		return nil, nil
+	}
+	r, ce := a.runStateRead(ctx, tool, tool.Before, templateData(in, nil, nil))
+	if ce != nil && (ce.Retryable() || ce.Class == connectors.ClassUnknown) && !lastAttempt(ctx) {
+		return nil, retryable(ErrTypeProviderRetry, ce)
+	}
+	return &r, nil
+}
+
 // readBefore runs the tool's before read under a claim this attempt holds
 // and records it before anything is sent, so an attempt that takes the key
 // over keeps what was read before the provider could have acted rather than
 // read the state the effect may have changed. proceed is false when the
 // read failed: the call then fails, or is retried, without its effect.
-func (a *Activities) readBefore(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string) (res workflows.InvocationResult, proceed bool, _ error) {
+func (a *Activities) readBefore(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, owner string, recorded recordedBefore) (res workflows.InvocationResult, proceed bool, _ error) {
 	if tool.Before == nil {
 		return res, true, nil
 	}
-	recorded, err := a.cfg.Store.EffectStateReadsGet(ctx, in.OperationKey)
-	if err != nil {
-		return res, false, retryable(ErrTypeLedger, fmt.Errorf("error reading the recorded before read: %w", err))
+	read := recorded.read
+	if !recorded.known {
+		got, err := a.cfg.Store.EffectStateReadsGet(ctx, in.OperationKey)
+		if err != nil {
+			return res, false, retryable(ErrTypeLedger, fmt.Errorf("error reading the recorded before read: %w", err))
+		}
+		read = got.Before
 	}
-	read := recorded.Before
 	if read == nil {
 		r, ce := a.runStateRead(ctx, tool, tool.Before, templateData(in, nil, nil))
 		if ce != nil && (ce.Retryable() || ce.Class == connectors.ClassUnknown) && !lastAttempt(ctx) {
@@ -65,21 +98,28 @@ func (a *Activities) readBefore(ctx context.Context, tool *tools.Tool, in workfl
 }
 
 // readAfter runs the tool's after read-back of a succeeded effect and
-// records it, once: an attempt that finds one recorded reads nothing. It
-// never changes the outcome: a read that fails is recorded as failed, and
-// a ledger that does not answer leaves the read-back unrecorded.
+// records it, once: the ledger keeps the first read-back recorded, and a
+// retry that finds one recorded reads nothing. The first attempt does not
+// look, a round trip saved: no earlier attempt of its own can have
+// recorded one, and should anything else have, the ledger keeps that one.
+// It never changes the outcome: a read that fails is recorded as failed,
+// and a ledger that does not answer leaves the read-back unrecorded.
 func (a *Activities) readAfter(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, receipt *mt.Receipt) {
 	if tool.After == nil {
 		return
 	}
-	recorded, err := a.cfg.Store.EffectStateReadsGet(ctx, in.OperationKey)
-	if err != nil {
-		a.cfg.Logger.Warn("could not check for a recorded after read", "operation_key", in.OperationKey, "err", err)
-		return
-	}
-	if recorded.After != nil {
-		answerReads(ctx, in, recorded)
-		return
+	if activity.GetInfo(ctx).Attempt > 1 {
+		// An earlier attempt may have recorded the read-back; the first
+		// attempt has none to find, and the record below keeps the first.
+		recorded, err := a.cfg.Store.EffectStateReadsGet(ctx, in.OperationKey)
+		if err != nil {
+			a.cfg.Logger.Warn("could not check for a recorded after read", "operation_key", in.OperationKey, "err", err)
+			return
+		}
+		if recorded.After != nil {
+			answerReads(ctx, in, recorded)
+			return
+		}
 	}
 	r, _ := a.runStateRead(ctx, tool, tool.After, templateData(in, receipt, nil))
 	got, kept, err := a.cfg.Store.EffectRecordAfterRead(ctx, in.OperationKey, r)

@@ -29,11 +29,27 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 		return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
 	}
 	leaseMillis := p.LeaseTTL.Milliseconds()
+	beforeRead, err := p.beforeReadArg()
+	if err != nil {
+		return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
+	}
 
-	if l.writeCTEs && p.Spend == nil {
-		// Most claims are new: one statement claims them, and only a key
-		// already taken or a closed session needs the transaction below.
-		res, ok, err := l.claimNew(ctx, l.db, p)
+	if l.writeCTEs {
+		// Most claims are new: one statement claims them, or one pipeline
+		// spends their token and claims them, and only the rest (a key
+		// already taken, a closed session, a request not approved for
+		// these arguments, a token spent or minted before) need the
+		// transaction below, which decides them step by step.
+		var (
+			res EffectClaimResult
+			ok  bool
+			err error
+		)
+		if p.Spend == nil {
+			res, ok, err = l.claimNew(ctx, l.db, p, beforeRead)
+		} else {
+			res, ok, err = l.claimSpentPipelined(ctx, p, beforeRead)
+		}
 		if err != nil {
 			return EffectClaimResult{}, fmt.Errorf("error claiming effect %q: %w", p.OperationKey, err)
 		}
@@ -43,7 +59,7 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 	}
 
 	var res EffectClaimResult
-	err := l.withTx(ctx, func(tx *sql.Tx) error {
+	err = l.withTx(ctx, func(tx *sql.Tx) error {
 		if p.Spend != nil {
 			// The token is spent before the key is claimed and in the same
 			// transaction: a claim without its spend, or a spend without
@@ -62,7 +78,7 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 				return nil
 			}
 			if l.writeCTEs {
-				got, ok, err := l.claimNew(ctx, tx, p)
+				got, ok, err := l.claimNew(ctx, tx, p, beforeRead)
 				if err != nil || ok {
 					res = got
 					return err
@@ -83,6 +99,7 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 			rawJSONArg(p.BeforeState),
 			textArg(string(p.EffectClass)),
 			textArg(p.CatalogVersion),
+			beforeRead,
 		))
 		switch {
 		case err == nil && closed:
@@ -141,13 +158,24 @@ func (l *ledger) EffectClaim(ctx context.Context, p EffectClaimParams) (EffectCl
 // claimNew claims a key no one holds in one statement (EffectClaimNewCTE)
 // and reports ok; ok is false, with nothing written, when the key is taken
 // or the session is being rolled back.
-func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (EffectClaimResult, bool, error) {
+func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams, beforeRead any) (EffectClaimResult, bool, error) {
+	return scanClaimNew(q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), claimNewArgs(p, nil, beforeRead)...), p)
+}
+
+// claimNewArgs are EffectClaimNewCTE's arguments; a spend makes the claim
+// wait on the token spent in its transaction. beforeRead is
+// p.beforeReadArg's.
+func claimNewArgs(p EffectClaimParams, spend *ApprovalSpend, beforeRead any) []any {
 	undo := []any{nil, nil, nil, nil, nil}
 	if p.Undo != nil {
 		u := *p.Undo
 		undo = []any{idOr(u.ID, "undo"), u.SessionID, u.CompensationTool, textArg(u.CompensationVersion), rawJSONArg(u.ArgsSnapshot)}
 	}
-	row := q.QueryRowContext(ctx, l.query("EffectClaimNewCTE"), append([]any{
+	spent := []any{nil, nil}
+	if spend != nil {
+		spent = []any{spend.ApprovalID, spend.UsedBy}
+	}
+	args := []any{
 		p.OperationKey,
 		textArg(p.InvocationID),
 		p.Tool,
@@ -158,8 +186,25 @@ func (l *ledger) claimNew(ctx context.Context, q querier, p EffectClaimParams) (
 		textArg(string(p.EffectClass)),
 		textArg(p.CatalogVersion),
 		textArg(p.SessionID),
-	}, undo...)...)
+	}
+	return append(append(append(args, undo...), spent...), beforeRead)
+}
 
+// beforeReadArg encodes p.BeforeRead, or is nil without one.
+func (p EffectClaimParams) beforeReadArg() (any, error) {
+	if p.BeforeRead == nil {
+		return nil, nil
+	}
+	b, err := jsonArg(p.BeforeRead)
+	if err != nil {
+		return nil, fmt.Errorf("error encoding the before read: %w", err)
+	}
+	return b, nil
+}
+
+// scanClaimNew reads EffectClaimNewCTE's row: ok is false when there is
+// none.
+func scanClaimNew(row rowScanner, p EffectClaimParams) (EffectClaimResult, bool, error) {
 	var (
 		u      UndoEntry
 		noUndo [11]any

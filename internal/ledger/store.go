@@ -669,6 +669,11 @@ type EffectClaimParams struct {
 	// empty, OperationKey defaulting to the claim's, Seq and Status assigned
 	// by the store). It is ignored unless the outcome is ClaimNew.
 	Undo *UndoEntry
+	// BeforeRead is optional: a before read the claimer made before
+	// claiming, recorded with a new claim (and ignored otherwise), so that
+	// a new claim and its before read cost one write. A read made before a
+	// new claim precedes any provider call for the key: no one held it.
+	BeforeRead *maestrotype.StateRead
 	// SessionID, when set, is read under its row's lock before the key is
 	// claimed: a new claim in a session being rolled back is refused
 	// (ClaimSessionClosed), so an effect is either claimed before the

@@ -41,15 +41,15 @@ func ledgerBudget() []ledgerRoute {
 		// Target: admission; claim, token and undo entry in one; settle,
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
-			roundTrips: 15, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 7, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 7, transactions: 7, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 6, transactions: 6, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt:
 		// the decision (its check, token, wake-up delivered and recorded,
 		// and the approver's answer read back); the claim with the token
 		// spent; settle with the outcome; the agent's read.
 		{name: "approval", tool: "issue_refund", args: refundArgs, approved: true,
-			roundTrips: 21, transactions: 4, targetTransactions: 4},
+			roundTrips: 17, transactions: 4, targetTransactions: 4},
 	}
 }
 

@@ -1,6 +1,7 @@
 package ledgertest
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -50,6 +51,46 @@ func testEffectFold(t *testing.T, setup setupFunc) {
 			ledger.ApprovalEventRequested, ledger.ApprovalEventAutoApproved, ledger.ApprovalEventTokenMinted,
 			ledger.ApprovalEventTokenUsed, ledger.ApprovalEventTokenRefused, ledger.ApprovalEventTokenRefused,
 		})
+
+		// The mint and the spend are logged as a mint and a spend of their
+		// own would log them, to the character.
+		events, err := s.ApprovalEventList(ctx, req.ID)
+		require.NoError(t, err)
+		tok := refused.Token
+		minted, err := json.Marshal(map[string]any{"token_id": tok.ID, "expires_at": tok.ExpiresAt})
+		require.NoError(t, err)
+		require.Equal(t, req.DecidedBy, events[2].Actor)
+		require.Equal(t, req.ArgsHash, events[2].ArgsHashBefore)
+		require.JSONEq(t, string(minted), string(events[2].Detail))
+		require.Equal(t, spender, events[3].Actor)
+		require.Equal(t, req.ArgsHash, events[3].ArgsHashBefore)
+		require.JSONEq(t, `{"token_id":"`+tok.ID+`"}`, string(events[3].Detail))
+	})
+
+	t.Run("ClaimSupersedesAnUnspentPolicyToken", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		// A token minted before the claim is superseded by the claim's own,
+		// and the log says which.
+		req := insertRuleApproved(t, ctx, s)
+		earlier, err := s.ApprovalTokenMint(ctx, req.ID, time.Hour, req.DecidedBy)
+		require.NoError(t, err)
+		p := claimParams("worker-a", time.Hour)
+		p.PayloadHash = req.ArgsHash
+		p.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:" + req.InvocationID, MintTTL: time.Hour}
+
+		got, err := s.EffectClaim(ctx, p)
+		require.NoError(t, err)
+		require.NoError(t, got.Spend)
+		require.Equal(t, ledger.ClaimNew, got.Outcome)
+		requireEventKinds(t, s, req.ID, []ledger.ApprovalEventKind{
+			ledger.ApprovalEventRequested, ledger.ApprovalEventAutoApproved, ledger.ApprovalEventTokenMinted,
+			ledger.ApprovalEventTokenMinted, ledger.ApprovalEventTokenUsed,
+		})
+		events, err := s.ApprovalEventList(ctx, req.ID)
+		require.NoError(t, err)
+		require.Contains(t, string(events[3].Detail), earlier.ID)
 	})
 
 	t.Run("ClaimSpendIsBoundToThePayload", func(t *testing.T) {

@@ -17,6 +17,52 @@ func stateRead(source, state string) maestrotype.StateRead {
 }
 
 func testEffectStateReads(t *testing.T, setup setupFunc) {
+	t.Run("RecordedWithANewClaim", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+
+		// A new claim records the before read made for it, in one write.
+		before := stateRead("tool lookup_tenant", `{"id":"t_1","deleted":false}`)
+		p := claimParams("worker-a", time.Hour)
+		p.BeforeRead = &before
+		got, err := s.EffectClaim(ctx, p)
+		require.NoError(t, err)
+		require.Equal(t, ledger.ClaimNew, got.Outcome)
+		reads, err := s.EffectStateReadsGet(ctx, p.OperationKey)
+		require.NoError(t, err)
+		require.NotNil(t, reads.Before)
+		require.JSONEq(t, `{"id":"t_1","deleted":false}`, string(reads.Before.State))
+		require.ErrorIs(t, s.EffectRecordBeforeRead(ctx, p.OperationKey, "worker-a", before), ledger.ErrLeaseLost,
+			"a before read is recorded once")
+
+		// A claim that takes the key over keeps the read recorded first.
+		require.NoError(t, s.EffectHandOver(ctx, p.OperationKey, "worker-a", "worker-b", time.Hour))
+		later := stateRead("tool lookup_tenant", `{"id":"t_1","deleted":true}`)
+		q := claimParams("worker-b", time.Hour)
+		q.OperationKey, q.BeforeRead = p.OperationKey, &later
+		got, err = s.EffectClaim(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, ledger.ClaimTakeover, got.Outcome)
+		reads, err = s.EffectStateReadsGet(ctx, p.OperationKey)
+		require.NoError(t, err)
+		require.JSONEq(t, `{"id":"t_1","deleted":false}`, string(reads.Before.State))
+
+		// So does a claim with a spend, pipelined or not.
+		req := insertRuleApproved(t, ctx, s)
+		r := claimParams("worker-a", time.Hour)
+		r.PayloadHash = req.ArgsHash
+		r.BeforeRead = &before
+		r.Spend = &ledger.ApprovalSpend{ApprovalID: req.ID, UsedBy: "invocation:" + req.InvocationID, MintTTL: time.Hour}
+		got, err = s.EffectClaim(ctx, r)
+		require.NoError(t, err)
+		require.NoError(t, got.Spend)
+		require.Equal(t, ledger.ClaimNew, got.Outcome)
+		reads, err = s.EffectStateReadsGet(ctx, r.OperationKey)
+		require.NoError(t, err)
+		require.NotNil(t, reads.Before)
+		require.True(t, reads.Before.Found)
+	})
+
 	t.Run("RecordedWithTheEffect", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

@@ -4,10 +4,11 @@
 -- arrive in milliseconds.
 
 -- name: EffectInsert
+-- $10 is the before read the claimer made before claiming, or NULL.
 INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
-                     lease_expires_at, attempts, before_state, effect_class, catalog_version)
+                     lease_expires_at, attempts, before_state, effect_class, catalog_version, before_read)
 VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + $6::bigint * interval '1 millisecond', 1, $7,
-        $8, $9)
+        $8, $9, $10::jsonb)
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
           attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
@@ -113,9 +114,13 @@ LEFT JOIN message_statuses m
 -- A new claim in one statement: the session is read under FOR SHARE (held
 -- against SessionRollbackBegin until the statement commits), the effect is
 -- inserted unless the rollback has begun, and the undo entry ($11…$15,
--- $13 NULL for none) is pushed with it. A row comes back only for a new
--- claim; anything else (a taken key, a closed session) inserted nothing
--- and is decided by the claim's transaction (EffectClaim).
+-- $13 NULL for none) is pushed with it. With $16 set, the claim also
+-- needs request $16's token spent by $17 in this very transaction (its
+-- used_at is the transaction's now()), so a claim whose spend did not take
+-- claims nothing. A row comes back only for a new claim; anything else (a
+-- taken key, a closed session, no spend) inserted nothing and is decided
+-- by the claim's transaction (EffectClaim). $18 is the before read the
+-- claimer made before claiming, or NULL.
 WITH session AS (
     SELECT rollback_started_at IS NOT NULL AS closed
     FROM sessions
@@ -123,10 +128,13 @@ WITH session AS (
     FOR SHARE
 ), claimed AS (
     INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
-                         lease_expires_at, attempts, before_state, effect_class, catalog_version)
+                         lease_expires_at, attempts, before_state, effect_class, catalog_version, before_read)
     SELECT $1::text, $2::text, $3::text, $4::text, 'in_progress', $5::text,
-           now() + $6::bigint * interval '1 millisecond', 1, $7::jsonb, $8::text, $9::text
+           now() + $6::bigint * interval '1 millisecond', 1, $7::jsonb, $8::text, $9::text, $18::jsonb
     WHERE NOT EXISTS (SELECT 1 FROM session WHERE closed)
+      AND ($16::text IS NULL OR EXISTS (
+          SELECT 1 FROM approval_tokens
+          WHERE approval_id = $16::text AND used_by = $17::text AND used_at = now()))
     ON CONFLICT (operation_key) DO NOTHING
     RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
               attempts, before_state, after_state, receipt, result, error, created_at, updated_at

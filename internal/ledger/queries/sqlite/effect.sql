@@ -2,10 +2,11 @@
 -- PostgreSQL queries do. Lease TTLs arrive in milliseconds.
 
 -- name: EffectInsert
+-- $10 is the before read the claimer made before claiming, or NULL.
 INSERT INTO effects (operation_key, invocation_id, tool, payload_hash, status, lease_owner,
-                     lease_expires_at, attempts, before_state, effect_class, catalog_version)
+                     lease_expires_at, attempts, before_state, effect_class, catalog_version, before_read)
 VALUES ($1, $2, $3, $4, 'in_progress', $5,
-        strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($6 / 1000.0) || ' seconds'), 1, $7, $8, $9)
+        strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ($6 / 1000.0) || ' seconds'), 1, $7, $8, $9, $10)
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner, lease_expires_at,
           attempts, before_state, after_state, receipt, result, error, created_at, updated_at;
