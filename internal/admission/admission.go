@@ -343,18 +343,24 @@ func (g *Gate) invocation(req Request, c call) ledger.Invocation {
 // checkSession checks of its row (its agent's, active, not being rolled
 // back), with no read of the session first; a gated call, whose approval
 // rule reads the session's facts, reads it in the transaction that records
-// the call. It does so only where those are all the checks the call needs:
-// not the post-call agent's, not a write held back while the session
-// awaits an approver. ok is false when it did not
+// the call. An ungated call's insert also finds no pending approval in the
+// session, so a write that must wait for one goes to the full admission,
+// which names it. It does so only where those are all the checks the call
+// needs: not the post-call agent's, not a gated call held back while the
+// session awaits an approver. ok is false when it did not
 // record the call: the key was taken, or the session needs a look; the
 // full admission then runs and says why.
 func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
 	route := c.tool.Route()
-	if c.postCall || !g.sessions.has(req.SessionID) ||
-		(approval.SuspendsWhileAwaiting(route) && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites) {
+	if c.postCall || !g.sessions.has(req.SessionID) {
 		return Admitted{}, false, nil
 	}
 	if route == mt.RouteGated {
+		if c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
+			// Held back while the session awaits an approver, which
+			// the full admission reads.
+			return Admitted{}, false, nil
+		}
 		return g.admitGatedInKnownSession(ctx, req, c)
 	}
 	inv, ok, err := g.cfg.Store.InvocationInsertInSession(ctx, g.invocation(req, c))

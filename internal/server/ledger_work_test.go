@@ -43,7 +43,7 @@ func ledgerBudget() []ledgerRoute {
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
 			roundTrips: 7, transactions: 5, targetRoundTrips: 8, targetTransactions: 3},
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 6, transactions: 6, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 4, transactions: 4, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt:
 		// the decision (its check, token, wake-up delivered and recorded,
 		// and the approver's answer read back); the claim with the token

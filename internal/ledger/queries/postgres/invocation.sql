@@ -9,13 +9,17 @@ RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route,
 -- name: InvocationInsertInSession
 -- InvocationInsert for a call whose session admission need not read: the
 -- insert itself holds the session to what admission checks of it (its
--- agent's, active, not being rolled back). Nothing inserted means the key
--- was taken or the session does not pass, and the caller reads both.
+-- agent's, active, not being rolled back, waiting for no approver: any
+-- pending request sends the call to the full admission, which tells a
+-- request that holds the session from one that does not). Nothing
+-- inserted means the key was taken or the session does not pass, and the
+-- caller reads both.
 INSERT INTO invocations (id, operation_key, session_id, agent_id, tool, args, args_hash, route, state,
                          workflow_id, tool_call_id, effect_class, catalog_version)
 SELECT $1::text, $2::text, s.id, s.agent_id, $5::text, $6::json, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text
 FROM sessions s
 WHERE s.id = $3::text AND s.agent_id = $4::text AND s.state = 'active' AND s.rollback_started_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM approval_requests r WHERE r.session_id = s.id AND r.status = 'pending')
 ON CONFLICT (operation_key) DO NOTHING
 RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
           workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version;
