@@ -343,11 +343,10 @@ func (g *Gate) invocation(req Request, c call) ledger.Invocation {
 // checkSession checks of its row (its agent's, active, not being rolled
 // back), with no read of the session first; a gated call, whose approval
 // rule reads the session's facts, reads it in the transaction that records
-// the call. An ungated call's insert also finds no pending approval in the
-// session, so a write that must wait for one goes to the full admission,
-// which names it. It does so only where those are all the checks the call
-// needs: not the post-call agent's, not a gated call held back while the
-// session awaits an approver. ok is false when it did not
+// the call. Either way a call finds no pending approval in the session, or
+// goes to the full admission, which tells whether that approval holds the
+// call and names it. It does so only where those are all the checks the
+// call needs: not the post-call agent's. ok is false when it did not
 // record the call: the key was taken, or the session needs a look; the
 // full admission then runs and says why.
 func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
@@ -356,11 +355,6 @@ func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Ad
 		return Admitted{}, false, nil
 	}
 	if route == mt.RouteGated {
-		if c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites {
-			// Held back while the session awaits an approver, which
-			// the full admission reads.
-			return Admitted{}, false, nil
-		}
 		return g.admitGatedInKnownSession(ctx, req, c)
 	}
 	inv, ok, err := g.cfg.Store.InvocationInsertInSession(ctx, g.invocation(req, c))
@@ -575,14 +569,16 @@ var errSessionNeedsLook = errors.New("the session needs the full admission")
 // being rolled back.
 func (g *Gate) admitGatedInKnownSession(ctx context.Context, req Request, c call) (Admitted, bool, error) {
 	var sess ledger.Session
-	check := func(s ledger.Session) error {
-		if err := checkSessionRow(c, s); err != nil {
+	check := func(s ledger.SessionAtAdmission) error {
+		if err := checkSessionRow(c, s.Session); err != nil {
 			return err
 		}
-		if s.RollbackStartedAt != nil {
+		// A session being rolled back, or one with a pending approval
+		// that may hold this call, is for the full admission to judge.
+		if s.RollbackStartedAt != nil || (s.ApprovalPending && c.agent.WhileAwaitingApproval != tools.AwaitingApprovalAllowWrites) {
 			return errSessionNeedsLook
 		}
-		sess = s
+		sess = s.Session
 		return nil
 	}
 	now := g.cfg.Now()

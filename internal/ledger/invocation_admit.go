@@ -38,14 +38,14 @@ func (l *ledger) InvocationAdmit(ctx context.Context, inv Invocation, maxOpen in
 // returns ends the admission with nothing recorded, as does a session not
 // recorded (ErrNotFound). Admission's read of the session and its write
 // are then one transaction.
-func (l *ledger) InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error) {
+func (l *ledger) InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error) {
 	if check == nil {
 		return Admission{}, errors.New("error recording invocation: a session check is required")
 	}
 	return l.invocationAdmit(ctx, inv, maxOpen, check, open)
 }
 
-func (l *ledger) invocationAdmit(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error) {
+func (l *ledger) invocationAdmit(ctx context.Context, inv Invocation, maxOpen int, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error) {
 	capped := maxOpen > 0 && inv.State == maestrotype.InvocationAwaitingApproval
 	if !capped && open == nil && check == nil {
 		// One statement needs no transaction: BEGIN and COMMIT would each
@@ -64,7 +64,7 @@ func (l *ledger) invocationAdmit(ctx context.Context, inv Invocation, maxOpen in
 	err := l.withTx(ctx, func(tx *sql.Tx) error {
 		out = Admission{}
 		if check != nil {
-			sess, err := scanSession(tx.QueryRowContext(ctx, l.query("SessionGet"), inv.SessionID))
+			sess, err := scanSessionAtAdmission(tx.QueryRowContext(ctx, l.query("SessionGetForAdmission"), inv.SessionID))
 			if err != nil {
 				return fmt.Errorf("error getting session %q: %w", inv.SessionID, notFound(err))
 			}

@@ -18,7 +18,7 @@ import (
 // once the request is built from what the first returned. Statements of a
 // pipeline run in order, each after the one before it, so the count still
 // sees every commit of the writers the lock made it wait for.
-func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, maxOpen int, capped bool, check func(Session) error, open ApprovalOpener) (Admission, error) {
+func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, maxOpen int, capped bool, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error) {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return Admission{}, fmt.Errorf("error getting a connection: %w", err)
@@ -48,14 +48,14 @@ func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, m
 	return out, nil
 }
 
-func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxOpen int, capped bool, check func(Session) error, open ApprovalOpener) (Admission, error) {
+func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxOpen int, capped bool, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error) {
 	insert, args := "InvocationInsert", invocationArgs(inv)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	// The session is read before the insert and checked once the pipeline
 	// returns: a session that refuses the call rolls the insert back.
 	if check != nil {
-		b.Queue(l.query("SessionGet"), inv.SessionID)
+		b.Queue(l.query("SessionGetForAdmission"), inv.SessionID)
 	}
 	if capped {
 		b.Queue(l.query("AgentCapLock"), capLockKey(inv.AgentID))
@@ -132,23 +132,23 @@ func (l *ledger) admitOn(ctx context.Context, pc *pgx.Conn, inv Invocation, maxO
 
 // readAdmitBatch reads the first pipeline's results, in the order queued,
 // and closes it.
-func readAdmitBatch(br pgx.BatchResults, session, capped, listed bool) (sess Session, got Invocation, created bool, calls []Invocation, err error) {
+func readAdmitBatch(br pgx.BatchResults, session, capped, listed bool) (sess SessionAtAdmission, got Invocation, created bool, calls []Invocation, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("error recording invocation: %w", cerr)
 		}
 	}()
 	if _, err := br.Exec(); err != nil {
-		return Session{}, Invocation{}, false, nil, fmt.Errorf("error beginning transaction: %w", err)
+		return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error beginning transaction: %w", err)
 	}
 	if session {
-		if sess, err = scanSession(br.QueryRow()); err != nil {
-			return Session{}, Invocation{}, false, nil, fmt.Errorf("error getting session: %w", notFound(err))
+		if sess, err = scanSessionAtAdmission(br.QueryRow()); err != nil {
+			return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error getting session: %w", notFound(err))
 		}
 	}
 	if capped {
 		if _, err := br.Exec(); err != nil {
-			return Session{}, Invocation{}, false, nil, fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
+			return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error taking the agent's %s lock: %w", CapOpenApprovals, err)
 		}
 	}
 	got, err = scanInvocation(br.QueryRow())
@@ -156,24 +156,24 @@ func readAdmitBatch(br pgx.BatchResults, session, capped, listed bool) (sess Ses
 	case err == nil:
 		created = true
 	case !errors.Is(err, sql.ErrNoRows):
-		return Session{}, Invocation{}, false, nil, fmt.Errorf("error inserting invocation: %w", err)
+		return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error inserting invocation: %w", err)
 	}
 	if listed {
 		rows, err := br.Query()
 		if err != nil {
-			return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+			return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 		}
 		defer rows.Close()
 		calls = []Invocation{}
 		for rows.Next() {
 			inv, err := scanInvocation(rows)
 			if err != nil {
-				return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+				return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 			}
 			calls = append(calls, inv)
 		}
 		if err := rows.Err(); err != nil {
-			return Session{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
+			return SessionAtAdmission{}, Invocation{}, false, nil, fmt.Errorf("error listing the session's calls: %w", err)
 		}
 	}
 	return sess, got, created, calls, nil

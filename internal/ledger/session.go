@@ -210,9 +210,13 @@ func (l *ledger) SessionEnd(ctx context.Context, id string, transcript json.RawM
 	return s, ended, nil
 }
 
-func scanSession(row rowScanner) (Session, error) {
+func scanSession(row rowScanner) (Session, error) { return scanSessionWith(row) }
+
+// scanSessionWith scans a session row followed by any extra columns into
+// extra.
+func scanSessionWith(row rowScanner, extra ...any) (Session, error) {
 	var s Session
-	err := row.Scan(
+	dest := []any{
 		&s.ID,
 		&s.AgentID,
 		&s.State,
@@ -228,7 +232,24 @@ func scanSession(row rowScanner) (Session, error) {
 		nullTimeCol{&s.EndedAt},
 		nullTimeCol{&s.RollbackStartedAt},
 		textCol{(*string)(&s.Resolution)},
-	)
+	}
+	err := row.Scan(append(dest, extra...)...)
+	return s, err
+}
+
+// SessionAtAdmission is a call's session as admission reads it in the
+// transaction that records the call.
+type SessionAtAdmission struct {
+	Session
+	// ApprovalPending is whether an approval request of the session is
+	// still pending, whether or not it holds the session's writes.
+	ApprovalPending bool
+}
+
+func scanSessionAtAdmission(row rowScanner) (SessionAtAdmission, error) {
+	var s SessionAtAdmission
+	var err error
+	s.Session, err = scanSessionWith(row, &s.ApprovalPending)
 	return s, err
 }
 

@@ -243,7 +243,7 @@ type Store interface {
 	// session first, in the same transaction, and records nothing when
 	// check refuses it (check's error is returned) or it is not recorded
 	// (ErrNotFound).
-	InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(Session) error, open ApprovalOpener) (Admission, error)
+	InvocationAdmitInSession(ctx context.Context, inv Invocation, maxOpen int, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error)
 	// InvocationInsertInSession records a new call only if its session is
 	// its agent's, active and not being rolled back, checked by the insert
 	// itself; ok is false, and nothing is written, when the key is taken

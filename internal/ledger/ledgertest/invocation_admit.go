@@ -183,7 +183,7 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 		t.Parallel()
 		s, ctx := setup(t)
 		inv := gated("ses_admit_in")
-		_, err := s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.Session) error { return nil }, nil)
+		_, err := s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.SessionAtAdmission) error { return nil }, nil)
 		require.ErrorIs(t, err, ledger.ErrNotFound, "a session not recorded")
 		_, err = s.InvocationGetByKey(ctx, inv.OperationKey)
 		require.ErrorIs(t, err, ledger.ErrNotFound)
@@ -191,14 +191,14 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 		_, err = s.SessionUpsert(ctx, ledger.Session{ID: "ses_admit_in", AgentID: inv.AgentID, Facts: map[string]string{"tier": "gold"}})
 		require.NoError(t, err)
 		refused := errors.New("refused")
-		_, err = s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.Session) error { return refused }, nil)
+		_, err = s.InvocationAdmitInSession(ctx, inv, 2, func(ledger.SessionAtAdmission) error { return refused }, nil)
 		require.ErrorIs(t, err, refused)
 		_, err = s.InvocationGetByKey(ctx, inv.OperationKey)
 		require.ErrorIs(t, err, ledger.ErrNotFound, "a refused call is not recorded")
 
-		var checked ledger.Session
+		var checked ledger.SessionAtAdmission
 		var seen []ledger.Invocation
-		got, err := s.InvocationAdmitInSession(ctx, inv, 2, func(sess ledger.Session) error {
+		got, err := s.InvocationAdmitInSession(ctx, inv, 2, func(sess ledger.SessionAtAdmission) error {
 			checked = sess
 			return nil
 		}, opener(&seen))
@@ -207,5 +207,21 @@ func testInvocationAdmit(t *testing.T, setup setupFunc) {
 		require.NotNil(t, got.Approval)
 		require.Equal(t, "gold", checked.Facts["tier"], "the check sees the session's row")
 		require.Len(t, seen, 1)
+		require.False(t, checked.ApprovalPending, "no request of the session was pending")
+
+		// A request left pending is seen by the next call's check.
+		_, err = s.InvocationAdmitInSession(ctx, gated("ses_admit_in"), 2, func(ledger.SessionAtAdmission) error { return nil },
+			func(inv ledger.Invocation, calls []ledger.Invocation) (ledger.ApprovalRequest, error) {
+				a, err := opener(&seen)(inv, calls)
+				a.Status, a.DecidedBy, a.DecidedAt = ledger.ApprovalPending, "", nil
+				return a, err
+			})
+		require.NoError(t, err)
+		_, err = s.InvocationAdmitInSession(ctx, gated("ses_admit_in"), 2, func(sess ledger.SessionAtAdmission) error {
+			checked = sess
+			return nil
+		}, nil)
+		require.NoError(t, err)
+		require.True(t, checked.ApprovalPending, "the session's pending request is seen")
 	})
 }

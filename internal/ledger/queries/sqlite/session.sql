@@ -15,6 +15,16 @@ SELECT id, agent_id, state, facts, fact_provenance, halt_step, halt_reason, reso
 FROM sessions
 WHERE id = $1;
 
+-- name: SessionGetForAdmission
+-- SessionGet with whether any approval request of the session is pending,
+-- read in the transaction that records a call, which goes to the full
+-- admission when one is.
+SELECT s.id, s.agent_id, s.state, s.facts, s.fact_provenance, s.halt_step, s.halt_reason, s.resolved_by,
+       s.resolve_reason, s.transcript, s.created_at, s.updated_at, s.ended_at, s.rollback_started_at, s.resolution,
+       EXISTS (SELECT 1 FROM approval_requests r WHERE r.session_id = s.id AND r.status = 'pending')
+FROM sessions s
+WHERE s.id = $1;
+
 -- name: SessionGetForUpdate
 -- No FOR UPDATE in SQLite, and none needed: the transaction began
 -- IMMEDIATE and holds the database's write lock until it ends.
