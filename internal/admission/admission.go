@@ -178,24 +178,7 @@ func (g *Gate) admit(ctx context.Context, req Request) (Admitted, error) {
 	if err != nil {
 		return Admitted{}, err
 	}
-	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
-	if adm.Invocation.State.Terminal() {
-		return adm, nil
-	}
-	if rec.Created && req.Listen != nil {
-		// Before the workflow starts, so its outcome cannot be recorded
-		// unheard; a re-sent key's workflow may have run already, and its
-		// caller reads the ledger first.
-		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
-	}
-	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
-	if err != nil {
-		if adm.Forget != nil {
-			adm.Forget()
-		}
-		return Admitted{}, err
-	}
-	return adm, nil
+	return g.listenAndLaunch(ctx, req, c, sess, rec)
 }
 
 // check runs the checks that need no ledger: who calls, which tool, with
@@ -364,19 +347,32 @@ func (g *Gate) admitInKnownSession(ctx context.Context, req Request, c call) (Ad
 	if !ok {
 		return Admitted{}, false, nil
 	}
-	adm := Admitted{Invocation: inv, Created: true}
-	if req.Listen != nil {
-		adm.Recorded, adm.Forget = req.Listen(inv.ID)
-	}
 	// Not gated, so launch opens no approval and needs no session.
-	adm, err = g.launch(ctx, c, ledger.Session{}, adm, nil)
+	adm, err := g.listenAndLaunch(ctx, req, c, ledger.Session{}, ledger.Admission{Invocation: inv, Created: true})
+	return adm, true, err
+}
+
+// listenAndLaunch starts a recorded call's workflow unless the call is
+// already final, listening for its outcome first when the caller waits.
+func (g *Gate) listenAndLaunch(ctx context.Context, req Request, c call, sess ledger.Session, rec ledger.Admission) (Admitted, error) {
+	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
+	if adm.Invocation.State.Terminal() {
+		return adm, nil
+	}
+	if rec.Created && req.Listen != nil {
+		// Before the workflow starts, so its outcome cannot be recorded
+		// unheard; a re-sent key's workflow may have run already, and its
+		// caller reads the ledger first.
+		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
+	}
+	adm, err := g.launch(ctx, c, sess, adm, rec.Approval)
 	if err != nil {
 		if adm.Forget != nil {
 			adm.Forget()
 		}
-		return Admitted{}, true, err
+		return Admitted{}, err
 	}
-	return adm, true, nil
+	return adm, nil
 }
 
 // launch opens a gated call's approval request unless its admission did
@@ -602,19 +598,6 @@ func (g *Gate) admitGatedInKnownSession(ctx context.Context, req Request, c call
 	if inv := rec.Invocation; !rec.Created && (inv.Tool != c.tool.Name || inv.ArgsHash != c.hash || inv.AgentID != c.agent.ID) {
 		return Admitted{}, true, refuseKeyReused(c.key, inv)
 	}
-	adm := Admitted{Invocation: rec.Invocation, Created: rec.Created}
-	if adm.Invocation.State.Terminal() {
-		return adm, true, nil
-	}
-	if rec.Created && req.Listen != nil {
-		adm.Recorded, adm.Forget = req.Listen(adm.Invocation.ID)
-	}
-	adm, err = g.launch(ctx, c, sess, adm, rec.Approval)
-	if err != nil {
-		if adm.Forget != nil {
-			adm.Forget()
-		}
-		return Admitted{}, true, err
-	}
-	return adm, true, nil
+	adm, err := g.listenAndLaunch(ctx, req, c, sess, rec)
+	return adm, true, err
 }

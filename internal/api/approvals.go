@@ -47,14 +47,23 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, view)
 }
 
-func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *apitype.Refusal) {
+// approvalRequest reads request id, refusing with 404 when there is none.
+func (s *Server) approvalRequest(ctx context.Context, id string) (ledger.ApprovalRequest, *apitype.Refusal) {
 	req, err := s.cfg.Store.ApprovalRequestGet(ctx, id)
 	if errors.Is(err, ledger.ErrNotFound) {
-		return apitype.Approval{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
+		return ledger.ApprovalRequest{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
 	}
 	if err != nil {
 		s.cfg.Logger.Error("could not read approval", "err", err)
-		return apitype.Approval{}, unavailableRefusal()
+		return ledger.ApprovalRequest{}, unavailableRefusal()
+	}
+	return req, nil
+}
+
+func (s *Server) approval(ctx context.Context, id string) (apitype.Approval, *apitype.Refusal) {
+	req, ref := s.approvalRequest(ctx, id)
+	if ref != nil {
+		return apitype.Approval{}, ref
 	}
 	events, err := s.cfg.Store.ApprovalEventList(ctx, id)
 	if err != nil {
@@ -175,14 +184,11 @@ func (s *Server) decide(ctx context.Context, id string, op *tools.Operator, deci
 	var args []byte
 	var hash string
 	if decision == ledger.DecisionModify {
-		req, err := s.cfg.Store.ApprovalRequestGet(ctx, id)
-		if errors.Is(err, ledger.ErrNotFound) {
-			return apitype.Approval{}, admission.BadRequest(http.StatusNotFound, mt.CodeNotFound, "no approval request "+id)
+		req, ref := s.approvalRequest(ctx, id)
+		if ref != nil {
+			return apitype.Approval{}, ref
 		}
-		if err != nil {
-			s.cfg.Logger.Error("could not read approval", "err", err)
-			return apitype.Approval{}, unavailableRefusal()
-		}
+		var err error
 		if args, hash, err = approval.CheckDecision(req, d, s.schemaOf(ctx, req)); err != nil {
 			return apitype.Approval{}, s.decisionRefused(ctx, req, actor, decision, err)
 		}

@@ -20,18 +20,21 @@ import (
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
+// benchBackends are the ledgers the effect benchmarks run on.
+var benchBackends = []struct {
+	name string
+	open func(*testing.B) ledger.Store
+}{
+	{"SQLite", benchSQLite},
+	{"Postgres", benchPostgres},
+}
+
 // BenchmarkEffectClaim measures the ledger claim every write makes before
 // calling its provider, on each backend: a new key (a real-sync write), a
 // new key with its undo entry in the same transaction (a compensable
 // write), and a retry that finds the key settled.
 func BenchmarkEffectClaim(b *testing.B) {
-	for _, backend := range []struct {
-		name string
-		open func(*testing.B) ledger.Store
-	}{
-		{"SQLite", benchSQLite},
-		{"Postgres", benchPostgres},
-	} {
+	for _, backend := range benchBackends {
 		b.Run(backend.name, func(b *testing.B) {
 			s := backend.open(b)
 			ctx := b.Context()

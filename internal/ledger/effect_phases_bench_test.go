@@ -2,8 +2,11 @@ package ledger_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,21 +15,17 @@ import (
 )
 
 // BenchmarkEffectPhases measures the ledger work a write does around its
-// provider call, on each backend, as the Execute activity does it today.
-// Before the provider: the claim alone, the claim with its undo entry (a
-// compensable write), and the token a policy approved minted and spent
-// ahead of the claim (a rule-approved real-sync write). After it: the
-// settle, the session read that tells whether a rollback began meanwhile,
-// and the invocation's finish. Each operation gets its own invocation,
+// provider call, on each backend. Before the provider: the claim alone,
+// the claim with its undo entry (a compensable write), and a rule-approved
+// real-sync write's token, minted and spent in a transaction of its own
+// ahead of the claim (Separate, as the Execute activity did it) or spent
+// by the claim's own transaction (Folded, as it does now). After it: the
+// settle, the session read that tells whether a rollback began meanwhile
+// and the invocation's finish, as three writes (Separate) or as one
+// (Folded, EffectSettleFinish). Each operation gets its own invocation,
 // session and approval request, made with the timer stopped.
 func BenchmarkEffectPhases(b *testing.B) {
-	for _, backend := range []struct {
-		name string
-		open func(*testing.B) ledger.Store
-	}{
-		{"SQLite", benchSQLite},
-		{"Postgres", benchPostgres},
-	} {
+	for _, backend := range benchBackends {
 		b.Run(backend.name, func(b *testing.B) {
 			s := backend.open(b)
 			ctx := b.Context()
@@ -38,14 +37,19 @@ func BenchmarkEffectPhases(b *testing.B) {
 			}{
 				{name: "Before/Claim", run: phaseClaim},
 				{name: "Before/ClaimWithUndo", undo: true, run: phaseClaim},
-				{name: "Before/MintSpendClaim", approved: true, run: func(ctx context.Context, b *testing.B, s ledger.Store, w phaseWrite) {
+				{name: "Before/MintSpendClaim/Separate", approved: true, run: func(ctx context.Context, b *testing.B, s ledger.Store, w phaseWrite) {
 					if _, err := s.ApprovalTokenMintSpend(ctx, w.approvalID, time.Minute, "rule:args.to == session.caller_number",
 						"invocation:"+w.inv.ID); err != nil {
 						b.Fatal(err)
 					}
 					phaseClaim(ctx, b, s, w)
 				}},
-				{name: "After/SettleFinish", run: phaseSettleFinish},
+				{name: "Before/MintSpendClaim/Folded", approved: true, run: func(ctx context.Context, b *testing.B, s ledger.Store, w phaseWrite) {
+					w.claim.Spend = &ledger.ApprovalSpend{ApprovalID: w.approvalID, UsedBy: "invocation:" + w.inv.ID, MintTTL: time.Minute}
+					phaseClaim(ctx, b, s, w)
+				}},
+				{name: "After/SettleFinish/Separate", run: phaseSettleFinish},
+				{name: "After/SettleFinish/Folded", run: phaseSettleFinishFolded},
 			}
 			for _, ph := range phases {
 				b.Run(ph.name, func(b *testing.B) {
@@ -57,7 +61,7 @@ func BenchmarkEffectPhases(b *testing.B) {
 						b.StopTimer()
 						i++
 						w := newPhaseWrite(ctx, b, s, fmt.Sprintf("phase-%s-%d", run, i), ph.approved, ph.undo)
-						if ph.name == "After/SettleFinish" {
+						if strings.HasPrefix(ph.name, "After/") {
 							phaseClaim(ctx, b, s, w)
 						}
 						b.StartTimer()
@@ -84,8 +88,12 @@ func newPhaseWrite(ctx context.Context, b *testing.B, s ledger.Store, key string
 	if _, err := s.SessionUpsert(ctx, ledger.Session{ID: session, AgentID: "agent_bench", State: mt.SessionActive}); err != nil {
 		b.Fatal(err)
 	}
-	args := json.RawMessage(`{"to":"+14155550100","body":"We have your report."}`)
+	// Canonical, so that the folded claim finds the frozen arguments
+	// hashing to the hash they were approved under.
+	args := json.RawMessage(`{"body":"We have your report.","to":"+14155550100"}`)
 	p := benchClaimParams(key, nil)
+	sum := sha256.Sum256(args)
+	p.PayloadHash = hex.EncodeToString(sum[:])
 	route := mt.RouteWrite
 	switch {
 	case approved:
@@ -141,6 +149,21 @@ func phaseSettleFinish(ctx context.Context, b *testing.B, s ledger.Store, w phas
 		b.Fatal(err)
 	}
 	if err := s.InvocationFinish(ctx, w.inv.ID, mt.InvocationSucceeded, obs); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// phaseSettleFinishFolded is phaseSettleFinish in one ledger write.
+func phaseSettleFinishFolded(ctx context.Context, b *testing.B, s ledger.Store, w phaseWrite) {
+	receipt := &mt.Receipt{Provider: "twilio", ID: "SM" + w.claim.OperationKey, Status: "queued", IssuedAt: time.Now()}
+	obs := mt.Observation{Status: mt.StatusSuccess, Summary: "sent", Receipt: receipt}
+	back := obs
+	back.Summary = "sent while the session rolls back"
+	if _, err := s.EffectSettleFinish(ctx, ledger.EffectSettleParams{
+		OperationKey: w.claim.OperationKey, Owner: w.claim.Owner, Status: mt.EffectSucceeded, Receipt: receipt, Result: &obs,
+	}, ledger.InvocationFinishParams{
+		InvocationID: w.inv.ID, State: mt.InvocationSucceeded, Observation: obs, SessionID: w.inv.SessionID, RollingBack: &back,
+	}); err != nil {
 		b.Fatal(err)
 	}
 }
