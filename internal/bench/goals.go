@@ -24,6 +24,18 @@ const (
 	absoluteConcurrency = 16
 )
 
+// The bar every route must clear today (issue 28), looser than the
+// voice-grade targets above, which stay in the table as where maestro is
+// headed.
+const (
+	barP50        = 1.25
+	barP99        = 1.5
+	barThroughput = 0.85
+)
+
+// barRoutes are the routes the bar applies to.
+var barRoutes = []string{"read", "real-sync", "compensable", "approval"}
+
 // ledgerTargets are the most ledger work a maestro call may ask of
 // PostgreSQL, per route (issue 28); 0 is no target. An approval's is
 // counted from the operator's decision.
@@ -116,34 +128,25 @@ func evaluateGoals(results []result) []goal {
 		}
 		return result{}, false
 	}
-	var out []goal
+	out := barGoals(find)
 	for _, op := range []string{"read", "real-sync"} {
 		for _, conc := range goalConcurrencies {
 			for _, p := range []struct {
 				name string
 				pick func(stats) time.Duration
 			}{{"p50", func(s stats) time.Duration { return s.p50 }}, {"p99", func(s stats) time.Duration { return s.p99 }}} {
-				out = append(out, latencyRatio("1 latency "+p.name, op, conc, p.pick, find))
+				out = append(out, latencyRatio("1 latency "+p.name, op, conc, p.pick, latencyGoal, find))
 			}
 		}
 	}
 	for _, op := range []string{"read", "real-sync", "compensable"} {
-		base := matchedBaseline(op)
-		m, okM := find(pathMaestro, op, throughputConcurrency)
-		b, okB := find(base, op, throughputConcurrency)
-		g := goal{name: "2 throughput", op: op, concurrency: throughputConcurrency, maestro: m.stats.throughput,
-			baseline: b.stats.throughput, baselinePath: base, unit: "calls/s", target: throughputGoal, atLeast: true}
-		ok := okM && okB && b.stats.throughput > 0
-		if ok {
-			g.measured = m.stats.throughput / b.stats.throughput
-		}
-		out = append(out, g.judge(ok))
+		out = append(out, throughputRatio("2 throughput", op, throughputGoal, find))
 	}
 	for _, op := range []string{"read", "real-sync", "compensable", "approval"} {
 		out = append(out, eventsGoal(op, results, find))
 	}
 	for _, conc := range goalConcurrencies {
-		out = append(out, latencyRatio("4 approval p50", "approval", conc, func(s stats) time.Duration { return s.p50 }, find))
+		out = append(out, latencyRatio("4 approval p50", "approval", conc, func(s stats) time.Duration { return s.p50 }, latencyGoal, find))
 	}
 	for _, a := range absoluteP99 {
 		m, ok := find(pathMaestro, a.op, absoluteConcurrency)
@@ -192,12 +195,45 @@ func ledgerGoal(op, unit string, target float64, results []result, pick func(led
 
 type finder func(path, op string, conc int) (result, bool)
 
-func latencyRatio(name, op string, conc int, pick func(stats) time.Duration, find finder) goal {
+// barGoals judges the bar: p50 and p99 at every goal concurrency and
+// throughput at throughputConcurrency callers, on every route. The
+// approval route's throughput is the operators', not maestro's, so it has
+// none.
+func barGoals(find finder) []goal {
+	var out []goal
+	p50 := func(s stats) time.Duration { return s.p50 }
+	p99 := func(s stats) time.Duration { return s.p99 }
+	for _, op := range barRoutes {
+		for _, conc := range goalConcurrencies {
+			out = append(out, latencyRatio("0 bar p50", op, conc, p50, barP50, find),
+				latencyRatio("0 bar p99", op, conc, p99, barP99, find))
+		}
+		if op != "approval" {
+			out = append(out, throughputRatio("0 bar throughput", op, barThroughput, find))
+		}
+	}
+	return out
+}
+
+func throughputRatio(name, op string, target float64, find finder) goal {
+	base := matchedBaseline(op)
+	m, okM := find(pathMaestro, op, throughputConcurrency)
+	b, okB := find(base, op, throughputConcurrency)
+	g := goal{name: name, op: op, concurrency: throughputConcurrency, maestro: m.stats.throughput,
+		baseline: b.stats.throughput, baselinePath: base, unit: "calls/s", target: target, atLeast: true}
+	ok := okM && okB && b.stats.throughput > 0
+	if ok {
+		g.measured = m.stats.throughput / b.stats.throughput
+	}
+	return g.judge(ok)
+}
+
+func latencyRatio(name, op string, conc int, pick func(stats) time.Duration, target float64, find finder) goal {
 	base := matchedBaseline(op)
 	m, okM := find(pathMaestro, op, conc)
 	b, okB := find(base, op, conc)
 	g := goal{name: name, op: op, concurrency: conc, maestro: ms(pick(m.stats)), baseline: ms(pick(b.stats)),
-		baselinePath: base, unit: "ms", target: latencyGoal}
+		baselinePath: base, unit: "ms", target: target}
 	ok := okM && okB && pick(b.stats) > 0
 	if ok {
 		g.measured = divide(pick(m.stats), pick(b.stats))

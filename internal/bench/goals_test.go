@@ -128,7 +128,7 @@ func TestGoalTableNamesTheMissedGoals(t *testing.T) {
 	require.Contains(t, out.String(), "FAIL")
 	require.Contains(t, out.String(), "PASS")
 	require.Contains(t, out.String(), "not measured")
-	require.Contains(t, out.String(), "Missed: 1 latency p50 read at 1.")
+	require.Contains(t, out.String(), "Missed: 0 bar p50 read at 1; 1 latency p50 read at 1.")
 	require.Contains(t, md.String(), "| 1 latency p50 | read | 1 | 2.00× | ≤ 1.10× | ❌ FAIL |")
 	require.Contains(t, csv.String(), "1 latency p50,read,1,ms,20.000,temporal+eager+local,10.000,2.000,ratio,<=,1.100,FAIL")
 }
@@ -194,4 +194,21 @@ func TestLedgerGoalsAreNotMeasuredWhenTheLedgerWasNotCounted(t *testing.T) {
 	require.NoError(t, rep.writeGoalsCSV(&csv))
 	require.Regexp(t, `6 ledger round trips\s+read\s+-\s+-\s+≤ 2 round trips\s+not measured\s+ledger not counted`, out.String())
 	require.Contains(t, csv.String(), "6 ledger transactions,read,,transactions,,,,,transactions,<=,2.000,not measured")
+}
+
+func TestBarIsLooserThanTheTargetAndCoversEveryRoute(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	gs := evaluateGoals([]result{
+		cellResult(pathEager, "compensable", 64, 100*ms, 100*ms, 100, 11, -1),
+		cellResult(pathMaestro, "compensable", 64, 125*ms, 151*ms, 85, 13, 1),
+		cellResult(pathSignal, "approval", 1, 10*ms, 10*ms, 10, 17, -1),
+		cellResult(pathMaestro, "approval", 1, 13*ms, 15*ms, 10, 17, 1),
+	})
+	require.Equal(t, goalPass, findGoal(t, gs, "0 bar p50", "compensable", 64).status, "exactly 1.25× clears the bar")
+	require.Equal(t, goalFail, findGoal(t, gs, "0 bar p99", "compensable", 64).status, "1.51× does not")
+	require.Equal(t, goalPass, findGoal(t, gs, "0 bar throughput", "compensable", 64).status, "0.85× of the baseline is enough")
+	require.Equal(t, goalFail, findGoal(t, gs, "0 bar p50", "approval", 1).status, "1.30× misses the bar")
+	require.Equal(t, goalPass, findGoal(t, gs, "0 bar p99", "approval", 1).status)
+	require.Equal(t, goalUnmeasured, findGoal(t, gs, "0 bar p50", "read", 16).status, "a route that did not run is not measured")
 }

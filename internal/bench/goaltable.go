@@ -10,7 +10,7 @@ import (
 
 // goalsIntro names what the goals are judged against, above both the
 // printed table and the markdown one.
-const goalsIntro = "Voice-grade goals, judged against the matched bare baseline: the bare workflow using the Temporal features maestro's route uses " +
+const goalsIntro = "Goals (0: the bar every route must clear; 1-5: the voice-grade targets; 6: ledger work per call), judged against the matched bare baseline: the bare workflow using the Temporal features maestro's route uses " +
 	"(read: " + pathEagerLocal + "; real-sync and compensable: " + pathEager + "; approval: " + pathSignal + ")."
 
 // writeGoalTable prints the goal table and a line saying which goals were

@@ -74,7 +74,7 @@ func TestRunWritesResults(t *testing.T) {
 	require.Contains(t, out.String(), "Ledger round trips per call: not counted")
 
 	// The goal table comes last, and every goal it judges is in its files.
-	goalsAt := strings.Index(out.String(), "Voice-grade goals")
+	goalsAt := strings.Index(out.String(), "Goals (0: the bar")
 	require.Greater(t, goalsAt, strings.Index(out.String(), "p50 ratios"), "the goal table follows the other tables")
 	goals := readCSV(t, filepath.Join(dir, "goals.csv"))
 	statuses := map[string]int{}
