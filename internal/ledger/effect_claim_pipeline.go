@@ -3,12 +3,10 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // claimSpentPipelined is EffectClaim with a spend on PostgreSQL in two
@@ -22,31 +20,15 @@ import (
 // false: the step-by-step transaction then decides it, with the events
 // and answers it has always given, since the pipeline left nothing behind.
 func (l *ledger) claimSpentPipelined(ctx context.Context, p EffectClaimParams, beforeRead any) (EffectClaimResult, bool, error) {
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
-		return EffectClaimResult{}, false, fmt.Errorf("error getting a connection: %w", err)
-	}
-	defer conn.Close()
 	var (
 		res EffectClaimResult
 		ok  bool
 	)
-	err = conn.Raw(func(dc any) error {
-		sc, isPgx := dc.(*stdlib.Conn)
-		if !isPgx {
-			// Another driver: the step-by-step transaction serves it.
-			return nil
-		}
-		pc := sc.Conn()
+	// Under another driver nothing runs and ok stays false: the
+	// step-by-step transaction serves it.
+	_, err := l.onPgxConn(ctx, func(pc *pgx.Conn) error {
 		var err error
 		res, ok, err = l.claimSpentOn(ctx, pc, p, beforeRead)
-		if (err != nil || !ok) && pc.PgConn().TxStatus() != 'I' {
-			// The connection goes back to the pool outside any transaction,
-			// or not at all.
-			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-				return errors.Join(err, rerr, driver.ErrBadConn)
-			}
-		}
 		return err
 	})
 	if err != nil {

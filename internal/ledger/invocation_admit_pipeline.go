@@ -3,12 +3,10 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // invocationAdmitPipelined is InvocationAdmit's transaction on PostgreSQL
@@ -19,31 +17,17 @@ import (
 // pipeline run in order, each after the one before it, so the count still
 // sees every commit of the writers the lock made it wait for.
 func (l *ledger) invocationAdmitPipelined(ctx context.Context, inv Invocation, maxOpen int, capped bool, check func(SessionAtAdmission) error, open ApprovalOpener) (Admission, error) {
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
-		return Admission{}, fmt.Errorf("error getting a connection: %w", err)
-	}
-	defer conn.Close()
 	var out Admission
-	err = conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("error recording invocation: the driver's connection is a %T", dc)
-		}
-		pc := sc.Conn()
+	ran, err := l.onPgxConn(ctx, func(pc *pgx.Conn) error {
 		var err error
 		out, err = l.admitOn(ctx, pc, inv, maxOpen, capped, check, open)
-		if err != nil && pc.PgConn().TxStatus() != 'I' {
-			// The connection goes back to the pool outside any transaction,
-			// or not at all.
-			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-				return errors.Join(err, driver.ErrBadConn)
-			}
-		}
 		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return Admission{}, err
+	case !ran:
+		return Admission{}, errors.New("error recording invocation: the PostgreSQL driver is not pgx")
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/ledger"
+	"github.com/maestro-run/maestro/internal/server"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
 	"github.com/maestro-run/maestro/workflows"
@@ -234,7 +235,7 @@ func TestAuditScanIsScheduledDaily(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 
-	desc := e.describeSchedule(workflows.AuditScheduleID + "/" + e.taskQueue)
+	desc := e.describeSchedule(server.AuditScheduleID(e.taskQueue))
 	require.Equal(t, 24*time.Hour, desc.Schedule.Spec.Intervals[0].Every)
 
 	// Run the scheduled workflow once by hand: it scans the same ledger.

@@ -18,15 +18,8 @@ import (
 // The schedule is created once per namespace and task queue; starting a
 // second worker finds it already there.
 func scheduleAudit(ctx context.Context, c client.Client, taskQueue string) error {
-	return createSchedule(ctx, c, client.ScheduleOptions{
-		ID:   workflows.AuditScheduleID + "/" + taskQueue,
-		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: 24 * time.Hour}}},
-		Action: &client.ScheduleWorkflowAction{
-			ID:        workflows.AuditScanWorkflowID + "/" + taskQueue,
-			Workflow:  workflows.AuditWorkflowName,
-			TaskQueue: taskQueue,
-		},
-	}, "the daily audit scan")
+	return scheduleEvery(ctx, c, AuditScheduleID(taskQueue), workflows.AuditScanWorkflowID+"/"+taskQueue,
+		workflows.AuditWorkflowName, taskQueue, 24*time.Hour, "the daily audit scan")
 }
 
 // scheduleSweep makes sure the sweep that finishes stranded invocations is
@@ -85,6 +78,11 @@ func transientRPC(err error) bool {
 	var unavailable *serviceerror.Unavailable
 	var deadline *serviceerror.DeadlineExceeded
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &unavailable) || errors.As(err, &deadline)
+}
+
+// AuditScheduleID names the daily audit scan's schedule for a task queue.
+func AuditScheduleID(taskQueue string) string {
+	return workflows.AuditScheduleID + "/" + taskQueue
 }
 
 // SweepScheduleID names the sweep's schedule for a task queue, so an

@@ -35,7 +35,6 @@ import (
 	"github.com/maestro-run/maestro/internal/transcriptref"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/tools"
-	"github.com/maestro-run/maestro/workflows"
 )
 
 // temporalServer is one in-process Temporal server shared by the package's
@@ -343,7 +342,7 @@ func countedLedger(t *testing.T) (ledger.Store, *pgwire.Proxy, ledger.Store) {
 func deleteSchedules(taskQueue string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, id := range []string{workflows.AuditScheduleID + "/" + taskQueue, server.SweepScheduleID(taskQueue), server.CanaryScheduleID(taskQueue)} {
+	for _, id := range []string{server.AuditScheduleID(taskQueue), server.SweepScheduleID(taskQueue), server.CanaryScheduleID(taskQueue)} {
 		_ = temporalClient.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
 	}
 }
