@@ -182,7 +182,7 @@ func (a *Activities) read(ctx context.Context, tool *tools.Tool, in workflows.Ex
 // on an invocation is the caller's business.
 func (a *Activities) effect(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, call connectors.Call) (workflows.InvocationResult, error) {
 	res, err := a.claimAndSend(ctx, tool, in, call)
-	if err == nil && res.State == mt.InvocationSucceeded {
+	if err == nil && res.State == mt.InvocationSucceeded && !readWithSettle(ctx, in) {
 		a.readAfter(ctx, tool, in, res.Observation.Receipt)
 	}
 	return res, err
@@ -298,6 +298,7 @@ func (a *Activities) settleSuccess(ctx context.Context, tool *tools.Tool, in wor
 		Receipt:      res.Receipt,
 		AfterState:   res.Payload,
 		Result:       &obs,
+		AfterRead:    a.readAfterFirst(ctx, tool, in, res.Receipt),
 	}
 	settled, err := a.settleOrFinish(ctx, in, p)
 	switch {

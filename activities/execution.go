@@ -29,7 +29,8 @@ type execution struct {
 	// announced is set when the recording also told the answer board.
 	announced bool
 	// answer is what the settle's recording of the outcome returned, with
-	// the effect's state reads once readAfter has them; nil until then.
+	// the effect's state reads once the settle or readAfter has them; nil
+	// until then.
 	answer *answer.Answer
 	// undecided is the spend's request when the claim found it not
 	// approved for the call's arguments: nothing was claimed.
@@ -81,6 +82,9 @@ func (a *Activities) settleFinish(ctx context.Context, e *execution, in workflow
 	}
 	e.recorded, e.state, e.obs = true, state, obs
 	e.answer = &answer.Answer{Invocation: fin.Invocation, Message: fin.Message, MessageRead: fin.MessageRead}
+	if fin.StateReads != nil {
+		e.answer.StateReads, e.answer.StateReadsRead = *fin.StateReads, true
+	}
 	return outcome(state, obs)
 }
 

@@ -97,6 +97,29 @@ func (a *Activities) readBefore(ctx context.Context, tool *tools.Tool, in workfl
 	return res, true, nil
 }
 
+// readAfterFirst makes an invocation's first attempt's read-back of its
+// succeeded effect ahead of the settle, for the settle to record in the
+// same write: no earlier attempt can have recorded one, and the read costs
+// the time a read after the settle would, for one ledger write fewer. The
+// effect stays claimed meanwhile, as it is while the provider answers; an
+// attempt that dies here is taken over and reconciled like one that died
+// before its settle. Later attempts, and effects without an invocation,
+// read back after the settle (readAfter).
+func (a *Activities) readAfterFirst(ctx context.Context, tool *tools.Tool, in workflows.ExecuteInput, receipt *mt.Receipt) *mt.StateRead {
+	if tool.After == nil || activity.GetInfo(ctx).Attempt > 1 || executionOf(ctx, in) == nil {
+		return nil
+	}
+	r, _ := a.runStateRead(ctx, tool, tool.After, templateData(in, receipt, nil))
+	return &r
+}
+
+// readWithSettle reports whether the settle that recorded in's outcome
+// recorded its read-back too.
+func readWithSettle(ctx context.Context, in workflows.ExecuteInput) bool {
+	e := settledExecution(ctx, in)
+	return e != nil && e.answer.StateReadsRead
+}
+
 // readAfter runs the tool's after read-back of a succeeded effect and
 // records it, once: the ledger keeps the first read-back recorded, and a
 // retry that finds one recorded reads nothing. The first attempt does not

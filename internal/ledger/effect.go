@@ -350,7 +350,7 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 	)
 	if l.writeCTEs {
 		settled, fin, err = scanSettleFinish(l.db.QueryRowContext(ctx, l.query("EffectSettleFinishCTE"),
-			append(append(args, finish...), textArg(f.MessageProvider))...), f.MessageProvider)
+			append(append(args, finish...), textArg(f.MessageProvider))...), f.MessageProvider, p.AfterRead != nil)
 	} else {
 		err = l.withTx(ctx, func(tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, l.query("EffectSettle"), args...)
@@ -361,6 +361,13 @@ func (l *ledger) EffectSettleFinish(ctx context.Context, p EffectSettleParams, f
 				return err
 			}
 			settled = true
+			if p.AfterRead != nil {
+				reads, err := scanStateReads(tx.QueryRowContext(ctx, l.query("EffectStateReadsGet"), p.OperationKey))
+				if err != nil {
+					return err
+				}
+				fin.StateReads = &reads
+			}
 			// No invocation row leaves the settle standing, as the one
 			// statement does on PostgreSQL.
 			err = tx.QueryRowContext(ctx, l.query("InvocationFinishSettled"), finish...).
@@ -396,11 +403,18 @@ func (p EffectSettleParams) args() ([]any, error) {
 	default:
 		return nil, fmt.Errorf("status %q is not final", p.Status)
 	}
+	if p.AfterRead != nil && p.Status != maestrotype.EffectSucceeded {
+		return nil, fmt.Errorf("an after read is recorded only with a succeeded effect, not %q", p.Status)
+	}
 	receipt, err := jsonArg(p.Receipt)
 	if err != nil {
 		return nil, err
 	}
 	result, err := jsonArg(p.Result)
+	if err != nil {
+		return nil, err
+	}
+	afterRead, err := jsonArg(p.AfterRead)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +426,7 @@ func (p EffectSettleParams) args() ([]any, error) {
 		rawJSONArg(p.AfterState),
 		result,
 		textArg(p.Error),
+		afterRead,
 	}, nil
 }
 

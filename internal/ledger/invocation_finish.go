@@ -24,6 +24,9 @@ type FinishedInvocation struct {
 	// for (MessageRead false).
 	Message     *MessageStatus
 	MessageRead bool
+	// StateReads are the effect's reads as the settle left them; nil
+	// unless the settle recorded an after read (EffectSettleParams.AfterRead).
+	StateReads *EffectStateReads
 }
 
 func (l *ledger) InvocationFinish(ctx context.Context, id string, state maestrotype.InvocationState, obs maestrotype.Observation) error {
@@ -48,14 +51,17 @@ func (l *ledger) InvocationFinishRow(ctx context.Context, id string, state maest
 
 // scanSettleFinish scans EffectSettleFinishCTE's row: whether the effect
 // settled, whether the rolling-back observation was recorded, then the
-// finished invocation and the status of the message its receipt names,
-// each NULL when there is none.
-func scanSettleFinish(row rowScanner, provider string) (settled bool, fin FinishedInvocation, err error) {
+// effect's state reads (kept when withReads), the finished invocation and
+// the status of the message its receipt names, each NULL when there is
+// none.
+func scanSettleFinish(row rowScanner, provider string, withReads bool) (settled bool, fin FinishedInvocation, err error) {
 	var (
 		m                MessageStatus
 		created, updated *time.Time
+		reads            EffectStateReads
 	)
-	dest := []any{&settled, &fin.RollingBack}
+	dest := []any{&settled, &fin.RollingBack,
+		orNull{&reads.OperationKey}, jsonCol[*maestrotype.StateRead]{&reads.Before}, jsonCol[*maestrotype.StateRead]{&reads.After}}
 	for _, d := range invocationDest(&fin.Invocation) {
 		dest = append(dest, orNull{d})
 	}
@@ -65,6 +71,9 @@ func scanSettleFinish(row rowScanner, provider string) (settled bool, fin Finish
 	}
 	fin.MessageRead = provider != ""
 	fin.Message = optionalMessage(m, created, updated)
+	if withReads && settled {
+		fin.StateReads = &reads
+	}
 	return settled, fin, nil
 }
 

@@ -124,7 +124,7 @@ func (l *ledger) EffectReconcile(ctx context.Context, p EffectReconcileParams) (
 		}
 		if p.Owner != "" {
 			res, err := tx.ExecContext(ctx, l.query("EffectSettle"),
-				p.OperationKey, p.Owner, string(p.Status), receipt, rawJSONArg(p.AfterState), result, textArg(p.Error))
+				p.OperationKey, p.Owner, string(p.Status), receipt, rawJSONArg(p.AfterState), result, textArg(p.Error), nil)
 			if err == nil {
 				err = expectOne(res, ErrLeaseLost)
 			}

@@ -745,6 +745,9 @@ type EffectSettleParams struct {
 	AfterState   json.RawMessage
 	Result       *maestrotype.Observation
 	Error        string
+	// AfterRead is a succeeded effect's after read-back, recorded with the
+	// settle unless one is recorded already. Optional: default none.
+	AfterRead *maestrotype.StateRead
 }
 
 // Effect is one row of the idempotency ledger.

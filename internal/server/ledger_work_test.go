@@ -47,7 +47,7 @@ func ledgerBudget() []ledgerRoute {
 		// first would leave the provider's effect unrecorded for as long
 		// as the read takes.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
-			roundTrips: 4, transactions: 4, targetRoundTrips: 8, targetTransactions: 3},
+			roundTrips: 3, transactions: 3, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt:
 		// the decision (its check, token, wake-up delivered and recorded,
 		// and the approver's answer read back); the claim with the token

@@ -114,6 +114,58 @@ func testEffectStateReads(t *testing.T, setup setupFunc) {
 		require.Equal(t, got, list[0])
 	})
 
+	t.Run("ReadBackRecordedWithTheSettle", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := setup(t)
+		inv, _, err := s.InvocationInsert(ctx, newInvocation("ses_settle_reads"))
+		require.NoError(t, err)
+		p := claimParams("worker-a", time.Hour)
+		p.OperationKey, p.InvocationID = inv.OperationKey, inv.ID
+		before := stateRead("tool lookup_tenant", `{"id":"t_1","deleted":false}`)
+		p.BeforeRead = &before
+		_, err = s.EffectClaim(ctx, p)
+		require.NoError(t, err)
+
+		after := stateRead("tool lookup_tenant", `{"id":"t_1","deleted":true}`)
+		obs := maestrotype.Observation{Status: maestrotype.StatusSuccess, Summary: "done"}
+		settle := ledger.EffectSettleParams{OperationKey: p.OperationKey, Owner: "worker-a",
+			Status: maestrotype.EffectFailed, Result: &obs, AfterRead: &after}
+		finish := ledger.InvocationFinishParams{InvocationID: inv.ID, State: maestrotype.InvocationSucceeded, Observation: obs}
+		_, err = s.EffectSettleFinish(ctx, settle, finish)
+		require.ErrorContains(t, err, "only with a succeeded effect", "a failed effect has nothing to read back")
+
+		settle.Status = maestrotype.EffectSucceeded
+		fin, err := s.EffectSettleFinish(ctx, settle, finish)
+		require.NoError(t, err)
+		require.NotNil(t, fin.StateReads, "the settle hands back the reads it recorded")
+		require.Equal(t, p.OperationKey, fin.StateReads.OperationKey)
+		require.JSONEq(t, `{"id":"t_1","deleted":false}`, string(fin.StateReads.Before.State))
+		require.JSONEq(t, `{"id":"t_1","deleted":true}`, string(fin.StateReads.After.State))
+
+		got, err := s.EffectStateReadsGet(ctx, p.OperationKey)
+		require.NoError(t, err)
+		require.Equal(t, *fin.StateReads, got, "what the settle returned is what it stored")
+		_, recorded, err := s.EffectRecordAfterRead(ctx, p.OperationKey, stateRead("x", `{}`))
+		require.NoError(t, err)
+		require.False(t, recorded, "the read-back recorded with the settle is the one kept")
+
+		// A settle without a read-back returns none and records none.
+		inv2, _, err := s.InvocationInsert(ctx, newInvocation("ses_settle_reads"))
+		require.NoError(t, err)
+		q := claimParams("worker-a", time.Hour)
+		q.OperationKey, q.InvocationID = inv2.OperationKey, inv2.ID
+		_, err = s.EffectClaim(ctx, q)
+		require.NoError(t, err)
+		fin, err = s.EffectSettleFinish(ctx,
+			ledger.EffectSettleParams{OperationKey: q.OperationKey, Owner: "worker-a", Status: maestrotype.EffectSucceeded, Result: &obs},
+			ledger.InvocationFinishParams{InvocationID: inv2.ID, State: maestrotype.InvocationSucceeded, Observation: obs})
+		require.NoError(t, err)
+		require.Nil(t, fin.StateReads)
+		got, err = s.EffectStateReadsGet(ctx, q.OperationKey)
+		require.NoError(t, err)
+		require.Nil(t, got.After)
+	})
+
 	t.Run("EffectWithoutReads", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := setup(t)

@@ -37,9 +37,12 @@ RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner,
 
 -- name: EffectSettle
 -- The lease is not required to be live: an owner whose lease expired but
--- was never taken over still holds the only record of what happened.
+-- was never taken over still holds the only record of what happened. $8,
+-- when not NULL, is the succeeded effect's after read-back, made before
+-- the settle so one write records both.
 UPDATE effects
-SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
+SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7,
+    after_read = COALESCE(after_read, $8::jsonb), updated_at = now()
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 
 -- name: EffectGet
@@ -78,37 +81,41 @@ WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 -- name: EffectSettleFinishCTE
 -- EffectSettle and the invocation's outcome in one statement, so one round
 -- trip commits both or neither: the invocation is finished only if the
--- settle matched ($1…$7 as EffectSettle). $8…$10 are the invocation, its
--- state and observation; $12, when not NULL, is recorded instead of $10 if
--- the rollback of session $11 has begun. Returns whether the effect
--- settled, whether $12 was recorded, the invocation as finished (NULLs if
--- it was not) and the latest status provider $13 reported for the message
--- its receipt names (NULLs for none), so the answer reads neither again.
+-- settle matched ($1…$8 as EffectSettle). $9…$11 are the invocation, its
+-- state and observation; $13, when not NULL, is recorded instead of $11 if
+-- the rollback of session $12 has begun. Returns whether the effect
+-- settled, whether $13 was recorded, the effect's state reads as settled,
+-- the invocation as finished (NULLs if it was not) and the latest status
+-- provider $14 reported for the message its receipt names (NULLs for
+-- none), so the answer reads none of them again.
 WITH settled AS (
     UPDATE effects
-    SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7, updated_at = now()
+    SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7,
+        after_read = COALESCE(after_read, $8::jsonb), updated_at = now()
     WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress'
-    RETURNING operation_key
+    RETURNING operation_key, before_read, after_read
 ), rolling AS (
-    SELECT $12::jsonb IS NOT NULL
-           AND EXISTS (SELECT 1 FROM sessions WHERE id = $11 AND rollback_started_at IS NOT NULL) AS back
+    SELECT $13::jsonb IS NOT NULL
+           AND EXISTS (SELECT 1 FROM sessions WHERE id = $12 AND rollback_started_at IS NOT NULL) AS back
 ), finished AS (
     UPDATE invocations
-    SET state = $9,
-        observation = CASE WHEN (SELECT back FROM rolling) THEN $12::jsonb ELSE $10::jsonb END,
+    SET state = $10,
+        observation = CASE WHEN (SELECT back FROM rolling) THEN $13::jsonb ELSE $11::jsonb END,
         updated_at = now()
-    WHERE id = $8 AND EXISTS (SELECT 1 FROM settled)
+    WHERE id = $9 AND EXISTS (SELECT 1 FROM settled)
     RETURNING id, operation_key, session_id, agent_id, tool, args, args_hash, route, state, observation,
               workflow_id, created_at, updated_at, tool_call_id, effect_class, catalog_version
 )
 SELECT EXISTS (SELECT 1 FROM settled), (SELECT back FROM rolling),
+       s.operation_key, s.before_read, s.after_read,
        f.id, f.operation_key, f.session_id, f.agent_id, f.tool, f.args, f.args_hash, f.route, f.state, f.observation,
        f.workflow_id, f.created_at, f.updated_at, f.tool_call_id, f.effect_class, f.catalog_version,
        m.provider, m.message_id, m.status, m.recipient, m.error_code, m.created_at, m.updated_at
 FROM (SELECT 1) AS one
+LEFT JOIN settled s ON true
 LEFT JOIN finished f ON true
 LEFT JOIN message_statuses m
-  ON m.provider = $13::text AND m.message_id = f.observation->'receipt'->'fields'->>'message_sid';
+  ON m.provider = $14::text AND m.message_id = f.observation->'receipt'->'fields'->>'message_sid';
 
 -- name: EffectClaimNewCTE
 -- A new claim in one statement: the session is read under FOR SHARE (held

@@ -34,10 +34,12 @@ RETURNING operation_key, invocation_id, tool, payload_hash, status, lease_owner,
 
 -- name: EffectSettle
 -- The lease is not required to be live: an owner whose lease expired but
--- was never taken over still holds the only record of what happened.
+-- was never taken over still holds the only record of what happened. $8,
+-- when not NULL, is the succeeded effect's after read-back, made before
+-- the settle so one write records both.
 UPDATE effects
 SET status = $3, receipt = $4, after_state = $5, result = $6, error = $7,
-    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    after_read = COALESCE(after_read, $8), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE operation_key = $1 AND lease_owner = $2 AND status = 'in_progress';
 
 -- name: EffectGet
