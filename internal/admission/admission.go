@@ -442,6 +442,9 @@ func (g *Gate) StartSession(ctx context.Context, agent *tools.Agent, sessionID s
 		TaskQueue:                g.cfg.TaskQueue,
 		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// As for an invocation's: the first workflow task runs in this
+		// process when its worker does, without matching's round trip.
+		EnableEagerStart: true,
 	}, workflows.SessionWorkflowName, g.sessionInput(agent, sessionID))
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if err != nil && !errors.As(err, &started) {
