@@ -119,7 +119,9 @@ func (g goal) judge(ok bool) goal {
 }
 
 // evaluateGoals judges every goal against the results of one run.
-func evaluateGoals(results []result) []goal {
+// own is each route's own ledger work per call from the ledger pass, nil
+// when it did not run.
+func evaluateGoals(results []result, own map[string]ledgerPerCall) []goal {
 	find := func(path, op string, conc int) (result, bool) {
 		for _, r := range results {
 			if r.path == path && r.op == op && r.concurrency == conc && r.calls > r.failed {
@@ -156,20 +158,27 @@ func evaluateGoals(results []result) []goal {
 	}
 	for _, t := range ledgerTargets {
 		if t.roundTrips > 0 {
-			out = append(out, ledgerGoal(t.op, unitRoundTrips, t.roundTrips, results,
+			out = append(out, ledgerGoal(t.op, unitRoundTrips, t.roundTrips, results, own,
 				func(l ledgerPerCall) float64 { return l.roundTrips }))
 		}
-		out = append(out, ledgerGoal(t.op, unitTransactions, t.transactions, results,
+		out = append(out, ledgerGoal(t.op, unitTransactions, t.transactions, results, own,
 			func(l ledgerPerCall) float64 { return l.transactions }))
 	}
 	return out
 }
 
-// ledgerGoal judges maestro's ledger work per call at the lowest
-// concurrency it was counted at: the fewest calls overlap there, so the
-// least of other calls' work is counted with each.
-func ledgerGoal(op, unit string, target float64, results []result, pick func(ledgerPerCall) float64) goal {
+// ledgerGoal judges a route's own ledger work per call, counted by the
+// ledger pass one call at a time. Without it, it judges the cell at the
+// lowest concurrency the ledger was counted at: the fewest calls overlap
+// there, so the least of other calls' work is counted with each.
+func ledgerGoal(op, unit string, target float64, results []result, own map[string]ledgerPerCall, pick func(ledgerPerCall) float64) goal {
 	g := goal{name: "6 ledger " + unit, op: op, unit: unit, target: target}
+	if l, ok := own[op]; ok && l.counted {
+		g.concurrency = 1
+		g.maestro = pick(l)
+		g.measured = g.maestro
+		return g.judge(true)
+	}
 	var best *result
 	ran := false
 	for i, r := range results {

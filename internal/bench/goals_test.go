@@ -36,7 +36,7 @@ func TestLatencyGoalPassesAtTheBoundaryAndFailsPastIt(t *testing.T) {
 		cellResult(pathMaestro, "read", 16, 110*ms, 221*ms, 50, 6, 2),
 		// The plain floor is reference only: a fast one must not be the yardstick.
 		cellResult(pathTemporal, "read", 16, 10*ms, 20*ms, 50, 11, -1),
-	})
+	}, nil)
 	p50 := findGoal(t, gs, "1 latency p50", "read", 16)
 	require.Equal(t, goalPass, p50.status, "exactly 1.10× the matched baseline meets the goal")
 	require.Equal(t, pathEagerLocal, p50.baselinePath)
@@ -52,7 +52,7 @@ func TestThroughputGoalIsAFloor(t *testing.T) {
 		cellResult(pathMaestro, "real-sync", 64, ms, ms, 90, 13, 1),
 		cellResult(pathEager, "compensable", 64, ms, ms, 100, 11, -1),
 		cellResult(pathMaestro, "compensable", 64, ms, ms, 89.9, 13, 1),
-	})
+	}, nil)
 	require.Equal(t, goalPass, findGoal(t, gs, "2 throughput", "real-sync", 64).status, "0.90× the baseline is enough")
 	require.Equal(t, goalFail, findGoal(t, gs, "2 throughput", "compensable", 64).status)
 }
@@ -65,7 +65,7 @@ func TestEventsGoalCountsTheSessionsShare(t *testing.T) {
 		cellResult(pathMaestro, "read", 1, ms, ms, 1, 6, 2),
 		cellResult(pathEager, "real-sync", 1, ms, ms, 1, 11, -1),
 		cellResult(pathMaestro, "real-sync", 1, ms, ms, 1, 11, 2.5),
-	})
+	}, nil)
 	read := findGoal(t, gs, "3 history events", "read", 1)
 	require.Equal(t, goalPass, read.status, "baseline + 2 is allowed")
 	require.InDelta(t, 8, read.measured, 1e-9)
@@ -81,7 +81,7 @@ func TestApprovalAndAbsoluteGoals(t *testing.T) {
 		cellResult(pathMaestro, "approval", 1, 110*ms, 300*ms, 1, 19, 3),
 		cellResult(pathMaestro, "read", absoluteConcurrency, ms, 100*ms, 1, 8, 2),
 		cellResult(pathMaestro, "real-sync", absoluteConcurrency, ms, 151*ms, 1, 13, 2),
-	})
+	}, nil)
 	require.Equal(t, goalPass, findGoal(t, gs, "4 approval p50", "approval", 1).status)
 	require.Equal(t, goalPass, findGoal(t, gs, "5 absolute p99", "read", absoluteConcurrency).status, "100 ms is within the ceiling")
 	require.Equal(t, goalFail, findGoal(t, gs, "5 absolute p99", "real-sync", absoluteConcurrency).status)
@@ -97,7 +97,7 @@ func TestGoalWithoutABaselineIsNotMeasuredNotPassed(t *testing.T) {
 		// The baseline ran, but every maestro call failed.
 		cellResult(pathEager, "real-sync", 1, 100*ms, 100*ms, 10, 11, -1),
 		{path: pathMaestro, op: "real-sync", scenario: "maestro/real-sync", concurrency: 1, calls: 4, failed: 4, sessionEvents: -1},
-	})
+	}, nil)
 	for _, g := range []goal{
 		findGoal(t, gs, "1 latency p50", "read", 1),
 		findGoal(t, gs, "1 latency p50", "real-sync", 1),
@@ -120,7 +120,7 @@ func TestGoalTableNamesTheMissedGoals(t *testing.T) {
 	rep := newReport([]result{
 		cellResult(pathEagerLocal, "read", 1, 10*ms, 10*ms, 100, 6, -1),
 		cellResult(pathMaestro, "read", 1, 20*ms, 10*ms, 50, 6, 1),
-	}, false)
+	}, false, nil)
 	var out, md, csv bytes.Buffer
 	require.NoError(t, rep.writeGoalTable(&out))
 	require.NoError(t, rep.writeGoalsMarkdown(&md))
@@ -150,7 +150,7 @@ func TestLedgerGoalsJudgeEachRouteAtItsLowestConcurrency(t *testing.T) {
 		withLedger(cellResult(pathMaestro, "compensable", 16, ms, ms, 1, 13, 2), 9, 4),
 		withLedger(cellResult(pathMaestro, "compensable", 1, ms, ms, 1, 13, 2), 8, 3),
 		withLedger(cellResult(pathMaestro, "approval", 1, ms, ms, 1, 19, 3), 35, 18),
-	})
+	}, nil)
 	for _, c := range []struct {
 		name, op string
 		want     goalStatus
@@ -175,13 +175,32 @@ func TestLedgerGoalsJudgeEachRouteAtItsLowestConcurrency(t *testing.T) {
 	}
 }
 
+func TestLedgerGoalsJudgeTheRoutesOwnWorkWhenCounted(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	// The cell counts the sessions it opened and the delivery reports
+	// beside the calls; the ledger pass counts the call alone.
+	gs := evaluateGoals([]result{
+		withLedger(cellResult(pathMaestro, "real-sync", 1, ms, ms, 1, 13, 2), 17, 5.5),
+		withLedger(cellResult(pathMaestro, "compensable", 1, ms, ms, 1, 13, 2), 4.5, 3.6),
+	}, map[string]ledgerPerCall{
+		"real-sync": {counted: true, roundTrips: 5, transactions: 3},
+	})
+	sync := findGoal(t, gs, "6 ledger transactions", "real-sync", 1)
+	require.Equal(t, goalPass, sync.status)
+	require.InDelta(t, 3, sync.measured, 1e-9)
+	comp := findGoal(t, gs, "6 ledger transactions", "compensable", 1)
+	require.Equal(t, goalFail, comp.status, "a route the pass did not count is judged on its cell")
+	require.InDelta(t, 3.6, comp.measured, 1e-9)
+}
+
 func TestLedgerGoalsAreNotMeasuredWhenTheLedgerWasNotCounted(t *testing.T) {
 	t.Parallel()
 	ms := time.Millisecond
 	rep := newReport([]result{
 		// A SQLite ledger, or -count-ledger=false: maestro ran, uncounted.
 		cellResult(pathMaestro, "read", 1, ms, ms, 1, 8, 2),
-	}, false)
+	}, false, nil)
 	read := findGoal(t, rep.goals, "6 ledger round trips", "read", 0)
 	require.Equal(t, goalUnmeasured, read.status)
 	require.Contains(t, read.formatCompared(), "ledger not counted")
@@ -204,7 +223,7 @@ func TestBarIsLooserThanTheTargetAndCoversEveryRoute(t *testing.T) {
 		cellResult(pathMaestro, "compensable", 64, 125*ms, 151*ms, 85, 13, 1),
 		cellResult(pathSignal, "approval", 1, 10*ms, 10*ms, 10, 17, -1),
 		cellResult(pathMaestro, "approval", 1, 13*ms, 15*ms, 10, 17, 1),
-	})
+	}, nil)
 	require.Equal(t, goalPass, findGoal(t, gs, "0 bar p50", "compensable", 64).status, "exactly 1.25× clears the bar")
 	require.Equal(t, goalFail, findGoal(t, gs, "0 bar p99", "compensable", 64).status, "1.51× does not")
 	require.Equal(t, goalPass, findGoal(t, gs, "0 bar throughput", "compensable", 64).status, "0.85× of the baseline is enough")

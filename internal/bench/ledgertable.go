@@ -51,6 +51,15 @@ func (rep report) writeLedgerTable(w io.Writer) error {
 		fmt.Fprintf(&b, row, r.op, fmt.Sprint(r.concurrency), fmt.Sprintf("%.1f", r.ledger.roundTrips),
 			fmt.Sprintf("%.1f", r.ledger.statements), fmt.Sprintf("%.1f", r.ledger.transactions), fmt.Sprint(r.ledger.connections))
 	}
+	if len(rep.ownLedger) > 0 {
+		b.WriteString("\nEach route's own ledger work per call (calls one at a time in an open session, median; what the goal rows judge)\n")
+		fmt.Fprintf(&b, row, "op", "", "round trips", "statements", "transactions", "")
+		for _, op := range barRoutes {
+			if l, ok := rep.ownLedger[op]; ok {
+				fmt.Fprintf(&b, row, op, "", fmt.Sprintf("%.0f", l.roundTrips), fmt.Sprintf("%.0f", l.statements), fmt.Sprintf("%.0f", l.transactions), "")
+			}
+		}
+	}
 	b.WriteString(ledgerLegend)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -61,5 +70,10 @@ messages); statements: Execute and simple Query messages; transactions:
 returns to idle after a statement or a block (commits, rollbacks,
 autocommitted statements); new conns: connections opened in the cell. For
 maestro/approval the window starts at the operator's decision, so the
-request that opened the approval is not counted.
+request that opened the approval is not counted. A cell's counts hold all
+the ledger did while it ran: opening one session in every few calls,
+recording Twilio's delivery reports, the timed loops. A route's own work
+is counted from the request until its answer is back, its workflow has
+closed and the outbox owes nothing, with Twilio's reports withheld; round
+trips that only prepare a statement are left out.
 `

@@ -26,6 +26,9 @@ type report struct {
 	// ledgerCounted says the ledger's round trips were counted: only a
 	// PostgreSQL ledger's are.
 	ledgerCounted bool
+	// ownLedger is each route's own ledger work per call, from the ledger
+	// pass; nil when it did not run.
+	ownLedger map[string]ledgerPerCall
 }
 
 // ratio compares maestro's p50 with the floors for one op at one
@@ -53,13 +56,13 @@ func divide(a, b time.Duration) float64 {
 	return float64(a) / float64(b)
 }
 
-func newReport(results []result, ledgerCounted bool) report {
+func newReport(results []result, ledgerCounted bool, own map[string]ledgerPerCall) report {
 	p50 := map[string]time.Duration{}
 	key := func(path, op string, conc int) string { return fmt.Sprintf("%s|%s|%d", path, op, conc) }
 	for _, r := range results {
 		p50[key(r.path, r.op, r.concurrency)] = r.stats.p50
 	}
-	rep := report{results: results, goals: evaluateGoals(results), ledgerCounted: ledgerCounted}
+	rep := report{results: results, goals: evaluateGoals(results, own), ledgerCounted: ledgerCounted, ownLedger: own}
 	for _, r := range results {
 		if r.path != pathMaestro {
 			continue

@@ -45,7 +45,14 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	rep := newReport(results, s.ledgerProxy != nil)
+	var own map[string]ledgerPerCall
+	if s.ledgerProxy != nil {
+		fmt.Fprintln(cfg.Progress, "Counting each route's own ledger work, one call at a time…")
+		if own, err = s.ledgerPass(ctx, scenarios, s.ledgerProxy.Counts, runID); err != nil {
+			return err
+		}
+	}
+	rep := newReport(results, s.ledgerProxy != nil, own)
 	if err := rep.write(cfg.Out, cfg.OutDir); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/connectors"
 	"github.com/maestro-run/maestro/internal/devtemporal"
+	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/pgwire"
 	"github.com/maestro-run/maestro/internal/server"
 	"github.com/maestro-run/maestro/tools"
@@ -38,6 +39,9 @@ type stack struct {
 	removeDir string
 	// ledgerProxy counts the ledger's round trips; nil unless counted.
 	ledgerProxy *pgwire.Proxy
+	// uncounted reaches the counted ledger around the proxy, for the
+	// bench's own reads; nil unless counted.
+	uncounted ledger.Store
 	// temporalPG is the Temporal server on PostgreSQL; nil when maestro
 	// embeds its own on SQLite.
 	temporalPG *temporalOnPostgres
@@ -92,6 +96,9 @@ func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err er
 			if errors.Is(err, pgwire.ErrTLSRequired) {
 				err = fmt.Errorf("%w: pass -count-ledger=false", err)
 			}
+			return nil, err
+		}
+		if s.uncounted, err = ledger.OpenPostgres(ctx, cfg.DatabaseURL); err != nil {
 			return nil, err
 		}
 	}
@@ -161,6 +168,9 @@ func (s *stack) stop() error {
 	}
 	if s.daemon != nil {
 		errs = append(errs, s.daemon.Stop(context.Background()))
+	}
+	if s.uncounted != nil {
+		errs = append(errs, s.uncounted.Close())
 	}
 	if s.ledgerProxy != nil {
 		errs = append(errs, s.ledgerProxy.Stop())

@@ -42,10 +42,9 @@ func ledgerBudget() []ledgerRoute {
 		// receipt and outcome in one.
 		{name: "real-sync", tool: "send_sms", args: smsArgs,
 			roundTrips: 5, transactions: 3, targetRoundTrips: 8, targetTransactions: 3},
-		// The fourth transaction records the catalog's read-back of the
-		// work order, which runs after the receipt is recorded: reading
-		// first would leave the provider's effect unrecorded for as long
-		// as the read takes.
+		// Target: as real-sync, the undo entry pushed with the claim and
+		// the catalog's read-back of the work order recorded with the
+		// settle.
 		{name: "compensable", tool: "create_work_order", args: workOrderArgs,
 			roundTrips: 3, transactions: 3, targetRoundTrips: 8, targetTransactions: 3},
 		// From the operator's decision to the agent reading the receipt:

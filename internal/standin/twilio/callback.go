@@ -16,6 +16,29 @@ import (
 // each callback runs in, so a receiver that never answers cannot pin one.
 var callbackClient = &http.Client{Timeout: 5 * time.Second}
 
+// PauseStatusCallbacks stops (or, with false, resumes) reporting the
+// progress of messages created from now on, as a carrier that reports
+// nothing would; pausing returns once the reports already under way are
+// done. What a message's sender records of its reports can then be told
+// apart from what it records of the send.
+func (s *Server) PauseStatusCallbacks(paused bool) {
+	s.callbacksMu.Lock()
+	s.callbacksPaused = paused
+	s.callbacksMu.Unlock()
+	if paused {
+		s.callbacks.Wait()
+	}
+}
+
+func (s *Server) startStatusCallbacks(m Message) {
+	s.callbacksMu.RLock()
+	defer s.callbacksMu.RUnlock()
+	if m.StatusCallback == "" || s.callbacksPaused {
+		return
+	}
+	s.callbacks.Go(func() { s.sendStatusCallbacks(m) })
+}
+
 // sendStatusCallbacks reports a message's carrier progress to the
 // StatusCallback URL it was created with, as Twilio does: one form-encoded
 // POST per status, in order, each signed with X-Twilio-Signature and

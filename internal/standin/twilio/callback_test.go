@@ -130,3 +130,41 @@ func TestUndeliverableNumberEndsUndelivered(t *testing.T) {
 	}
 	require.Equal(t, "delivered", *other.Status, "other numbers are delivered as before")
 }
+
+// Paused, the stand-in reports nothing for messages created meanwhile, and
+// pausing waits for the reports already under way; resumed, it reports
+// again.
+func TestPausedStatusCallbacksReportNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var mu sync.Mutex
+	got := map[string]int{}
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.NoError(t, r.ParseForm())
+		mu.Lock()
+		got[r.PostForm.Get("MessageSid")]++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	send := func() string {
+		m, err := f.client(t).Api.CreateMessage((&openapi.CreateMessageParams{}).
+			SetTo(recipient).SetFrom(sender).SetBody("hi").SetStatusCallback(receiver.URL))
+		require.NoError(t, err)
+		return *m.Sid
+	}
+	reports := func(sid string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[sid]
+	}
+
+	before := send()
+	f.standin.PauseStatusCallbacks(true)
+	require.Equal(t, 2, reports(before), "pausing waits for the reports under way")
+	quiet := send()
+	f.standin.PauseStatusCallbacks(false)
+	after := send()
+	require.Eventually(t, func() bool { return reports(after) == 2 }, 5*time.Second, 10*time.Millisecond)
+	require.Zero(t, reports(quiet), "a message created while paused is never reported")
+}

@@ -33,9 +33,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.store.add(m)
-	if m.StatusCallback != "" {
-		go s.sendStatusCallbacks(m)
-	}
+	s.startStatusCallbacks(m)
 	writeJSON(w, http.StatusCreated, m.resource())
 }
 

@@ -65,6 +65,12 @@ type Server struct {
 
 	mu          sync.Mutex
 	unreachable map[string]bool // numbers the carrier cannot deliver to
+
+	// callbacksMu guards callbacksPaused against a send starting while
+	// PauseStatusCallbacks waits for those in flight.
+	callbacksMu     sync.RWMutex
+	callbacksPaused bool
+	callbacks       sync.WaitGroup
 }
 
 // New returns a Server with no messages.
