@@ -67,12 +67,16 @@ func (c cell) run(ctx context.Context, h historyReader, meter func() pgwire.Coun
 	sc := c.scenario
 	warm := plan(c.prefix+"-warm", min(c.concurrency, maxWarmup), c.concurrency, c.perSession)
 	measured := plan(c.prefix, c.calls, c.concurrency, c.perSession)
+	var opening []call
+	if sc.path == pathMaestro {
+		opening = openers(c.prefix, c.concurrency, c.perSession)
+	}
 	if sc.prepare != nil {
-		if err := runUnmeasured(ctx, append(warm, measured...), c.concurrency, prepareOnly(sc.prepare)); err != nil {
+		if err := runUnmeasured(ctx, slices.Concat(warm, opening, measured), c.concurrency, prepareOnly(sc.prepare)); err != nil {
 			return result{}, fmt.Errorf("error preparing %s: %w", sc.name(), err)
 		}
 	}
-	if err := runUnmeasured(ctx, warm, c.concurrency, sc.do); err != nil {
+	if err := runUnmeasured(ctx, append(warm, opening...), c.concurrency, sc.do); err != nil {
 		return result{}, fmt.Errorf("error warming up %s: %w", sc.name(), err)
 	}
 
@@ -157,19 +161,43 @@ func meanEvents(hs []history, calls int) float64 {
 
 // plan lays n calls out over the callers: caller w makes calls w, w+c,
 // w+2c…, and every perSession of them share a session, like an agent
-// making a few tool calls per phone call.
+// making a few tool calls per phone call. Caller w joins its first phone
+// call w%perSession calls in (openers made the calls before), so however
+// few calls each caller makes, one in perSession of them opens a session,
+// as in a fleet whose calls began at different times.
 func plan(prefix string, n, concurrency, perSession int) []call {
 	calls := make([]call, n)
 	for i := range calls {
 		caller := i % concurrency
-		nth := i / concurrency
+		nth := i/concurrency + caller%perSession
 		calls[i] = call{
 			caller:  caller,
 			key:     fmt.Sprintf("%s-%d", prefix, i),
-			session: fmt.Sprintf("%s-w%d-s%d", prefix, caller, nth/perSession),
+			session: sessionOf(prefix, caller, nth/perSession),
 		}
 	}
 	return calls
+}
+
+// openers are the calls that open the first session of each caller plan
+// has join its session partway: one each, made before the measured calls.
+func openers(prefix string, concurrency, perSession int) []call {
+	var calls []call
+	for caller := range concurrency {
+		if caller%perSession == 0 {
+			continue
+		}
+		calls = append(calls, call{
+			caller:  len(calls),
+			key:     fmt.Sprintf("%s-open-%d", prefix, caller),
+			session: sessionOf(prefix, caller, 0),
+		})
+	}
+	return calls
+}
+
+func sessionOf(prefix string, caller, nth int) string {
+	return fmt.Sprintf("%s-w%d-s%d", prefix, caller, nth)
 }
 
 // runCalls makes calls with one goroutine per caller, each making its own

@@ -19,8 +19,32 @@ func TestPlanGivesEachCallerItsOwnSessions(t *testing.T) {
 		perSession[c.session]++
 	}
 	require.Len(t, keys, 7, "operation keys are unique")
-	// Caller 0 makes calls 0, 2, 4, 6: two sessions of two calls.
-	require.Equal(t, map[string]int{"p-w0-s0": 2, "p-w0-s1": 2, "p-w1-s0": 2, "p-w1-s1": 1}, perSession)
+	// Caller 0 makes calls 0, 2, 4, 6: two sessions of two calls. Caller 1
+	// joins its first session one call in, after its opener.
+	require.Equal(t, map[string]int{"p-w0-s0": 2, "p-w0-s1": 2, "p-w1-s0": 1, "p-w1-s1": 2}, perSession)
+	open := openers("p", 2, 2)
+	require.Len(t, open, 1)
+	require.Equal(t, "p-w1-s0", open[0].session)
+	require.NotContains(t, keys, open[0].key)
+}
+
+func TestPlanOpensOneSessionInPerSessionCalls(t *testing.T) {
+	t.Parallel()
+	// Three calls per caller, five per session: without the stagger every
+	// caller's first call would open a session, one in three.
+	calls := plan("p", 192, 64, 5)
+	opened := map[string]bool{}
+	for _, o := range openers("p", 64, 5) {
+		opened[o.session] = true
+	}
+	opens := 0
+	for _, c := range calls {
+		if !opened[c.session] {
+			opened[c.session] = true
+			opens++
+		}
+	}
+	require.InDelta(t, 192/5, opens, 2)
 }
 
 func TestPercentileIsNearestRank(t *testing.T) {
