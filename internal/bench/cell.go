@@ -104,7 +104,7 @@ func (c cell) run(ctx context.Context, h historyReader, meter func() pgwire.Coun
 		kept = append(kept, samples[i])
 	}
 	r.stats = summarize(kept, elapsed)
-	if err := r.readHistories(ctx, h, kept); err != nil {
+	if err := r.readHistories(ctx, h, kept, len(opening)); err != nil {
 		return result{}, err
 	}
 	if meter != nil {
@@ -114,7 +114,9 @@ func (c cell) run(ctx context.Context, h historyReader, meter func() pgwire.Coun
 }
 
 // readHistories fills in what the calls' workflows and sessions recorded.
-func (r *result) readHistories(ctx context.Context, h historyReader, samples []sample) error {
+// The sessions also hold the opened calls made before the measured ones,
+// so their events are shared among both.
+func (r *result) readHistories(ctx context.Context, h historyReader, samples []sample, opened int) error {
 	if len(samples) == 0 || samples[0].workflowID == "" {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (r *result) readHistories(ctx context.Context, h historyReader, samples []s
 	if err != nil {
 		return err
 	}
-	r.sessionEvents = meanEvents(runs, len(samples))
+	r.sessionEvents = meanEvents(runs, len(samples)+opened)
 	r.sessionHistory = runs[0].types
 	return nil
 }
