@@ -44,3 +44,24 @@ func TestLiftingAgentCaps(t *testing.T) {
 	_, err = tools.LiftingAgentCaps([]byte("a: [\n"))
 	require.ErrorContains(t, err, "error reading the catalog")
 }
+
+// A harness proving at-most-once holds every ambiguous answer for a human.
+func TestHoldingOnUnknown(t *testing.T) {
+	t.Parallel()
+	before, err := tools.Load(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	deliver, ok := before.Tool("deliver_message")
+	require.True(t, ok)
+	require.Equal(t, tools.OnUnknownResend, deliver.OnUnknown, "the demo catalog opts into resend")
+
+	doc, err := tools.HoldingOnUnknown(tools.DemoCatalogYAML)
+	require.NoError(t, err)
+	c, err := tools.Load(doc)
+	require.NoError(t, err)
+	for _, tool := range c.Tools() {
+		require.NotEqual(t, tools.OnUnknownResend, tool.OnUnknown, tool.Name)
+	}
+
+	_, err = tools.HoldingOnUnknown([]byte("a: [\n"))
+	require.ErrorContains(t, err, "error reading the catalog")
+}
