@@ -38,29 +38,29 @@ var profiles = map[string]profile{
 	"full": {
 		name: "full", sessions: 500, callsPerSession: 20, inFlight: 48, deadline: 40 * time.Minute,
 		workerKills:      pace{every: 2 * time.Second, min: 100},
-		apiKills:         pace{every: 25 * time.Second, min: 5},
-		pgRestarts:       pace{every: time.Minute, min: 2},
-		temporalRestarts: pace{every: 75 * time.Second, min: 2},
+		apiKills:         pace{every: time.Minute, min: 5},
+		pgRestarts:       pace{every: 2 * time.Minute, min: 2},
+		temporalRestarts: pace{every: 150 * time.Second, min: 2},
 		// Every stand-in fails in each of its ways at least once.
-		providerBursts: pace{every: 12 * time.Second, min: 12},
+		providerBursts: pace{every: 20 * time.Second, min: 12},
 	},
 	// smoke checks the harness itself in a few minutes, every fault at
 	// least once, a pair of worker kills among them.
 	"smoke": {
-		name: "smoke", sessions: 6, callsPerSession: 6, inFlight: 6, deadline: 8 * time.Minute,
-		workerKills:      pace{every: 2 * time.Second, min: 3},
-		apiKills:         pace{every: 4 * time.Second, min: 1},
-		pgRestarts:       pace{every: 6 * time.Second, min: 1},
-		temporalRestarts: pace{every: 8 * time.Second, min: 1},
-		providerBursts:   pace{every: 3 * time.Second, min: 1},
+		name: "smoke", sessions: 8, callsPerSession: 8, inFlight: 8, deadline: 8 * time.Minute,
+		workerKills:      pace{every: 1500 * time.Millisecond, min: 3},
+		apiKills:         pace{every: 3 * time.Second, min: 1},
+		pgRestarts:       pace{every: 4 * time.Second, min: 1},
+		temporalRestarts: pace{every: 5 * time.Second, min: 1},
+		providerBursts:   pace{every: 2 * time.Second, min: 1},
 	},
 	"ci": {
 		name: "ci", sessions: 30, callsPerSession: 10, inFlight: 16, deadline: 15 * time.Minute,
 		workerKills:      pace{every: 3 * time.Second, min: 6},
-		apiKills:         pace{every: 15 * time.Second, min: 1},
-		pgRestarts:       pace{every: 20 * time.Second, min: 1},
-		temporalRestarts: pace{every: 30 * time.Second, min: 1},
-		providerBursts:   pace{every: 10 * time.Second, min: 1},
+		apiKills:         pace{every: 10 * time.Second, min: 1},
+		pgRestarts:       pace{every: 15 * time.Second, min: 1},
+		temporalRestarts: pace{every: 20 * time.Second, min: 1},
+		providerBursts:   pace{every: 8 * time.Second, min: 1},
 	},
 }
 
