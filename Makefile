@@ -39,9 +39,9 @@ cluster: ## run a Temporal server on PostgreSQL as its own process (4 history sh
 
 # CHAOS_PROFILE=ci runs the shorter profile CI runs; smoke checks the harness.
 CHAOS_PROFILE ?= full
-chaos: ## Temporal on PostgreSQL, stand-ins, 1 API and 3 workers as processes; 2,000 calls while workers are SIGKILLed; writes results/chaos.json
+chaos: ## Temporal on PostgreSQL (4 shards), stand-ins, 2 APIs behind a round-robin proxy and 3 workers as processes; 10,000 calls while workers, APIs, PostgreSQL and Temporal are killed or restarted and providers fail; writes results/chaos.json
 	$(GO) vet -tags chaos ./test/chaos
-	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" CHAOS_PROFILE=$(CHAOS_PROFILE) $(GO) test -tags chaos -count=1 -timeout 30m -v -run TestChaos ./test/chaos
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" CHAOS_PROFILE=$(CHAOS_PROFILE) $(GO) test -tags chaos -count=1 -timeout 50m -v -run TestChaos ./test/chaos
 
 vet: ## go vet
 	$(GO) vet $(PKGS)

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,19 +34,24 @@ const (
 	// standinVars is how many NAME=value lines the stand-ins print.
 	standinVars = 12
 	workers     = 3
+	apis        = 2
 )
 
-// cluster is every process of the run.
+// cluster is every process of the run and the proxies between them.
 type cluster struct {
-	t       *testing.T
-	dir     string
-	bin     string
-	env     []string
+	t   *testing.T
+	dir string
+	bin string
+	env []string
+	// apiAddr is the round-robin proxy's address, the one clients and
+	// Twilio's delivery reports use.
 	apiAddr string
+	apiLB   *rrProxy
+	pg      *pgProxy
 
-	mu      sync.Mutex
-	api     *proc
-	workers [workers]*proc
+	temporal *slot
+	apis     [apis]*slot
+	workers  [workers]*slot
 }
 
 func TestChaos(t *testing.T) {
@@ -66,21 +72,23 @@ func TestChaos(t *testing.T) {
 	ops := apiclient.New(url, opsKey, apiclient.Options{HTTPClient: httpc})
 
 	bySession := make([][]*call, prof.sessions)
-	total := 0
 	for s := range prof.sessions {
 		bySession[s] = plan(prof, s)
-		total += len(bySession[s])
 	}
 
 	var done atomic.Int64
 	loadDone := make(chan struct{})
-	chaosDone := make(chan int)
-	go func() { chaosDone <- c.chaos(ctx, prof, &done, total, loadDone) }()
+	load := time.Now()
+	sched := newSchedule(load)
+	chaosDone := make(chan struct{})
+	go func() {
+		defer close(chaosDone)
+		c.chaos(ctx, prof, sched, &done, loadDone)
+	}()
 	decided := make(chan decisions, 1)
 	operatorCtx, stopOperator := context.WithCancel(ctx)
 	go func() { decided <- operate(operatorCtx, t, ops) }()
 
-	load := time.Now()
 	sem := make(chan struct{}, prof.inFlight)
 	var wg sync.WaitGroup
 	for s, calls := range bySession {
@@ -95,7 +103,7 @@ func TestChaos(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(load)
 	close(loadDone)
-	kills := <-chaosDone
+	<-chaosDone
 	stopOperator()
 	dec := <-decided
 	require.False(t, t.Failed(), "sessions failed")
@@ -105,16 +113,23 @@ func TestChaos(t *testing.T) {
 		all = append(all, calls...)
 	}
 	f := verify(ctx, t, c, prof, ops, bySession, dec)
-	f.Profile, f.Calls, f.Sessions, f.Kills, f.APIRestarts = prof.name, len(all), prof.sessions, kills, 1
+	f.Profile, f.Calls, f.Sessions = prof.name, len(all), prof.sessions
+	f.faults(sched)
 	f.LoadSeconds = elapsed.Seconds()
 	f.latencies(all)
 	f.print()
 	require.NoError(t, f.write(filepath.Join("..", "..", "results", "chaos.json")))
-	require.GreaterOrEqual(t, kills, prof.minKills, "worker kills")
+	require.GreaterOrEqual(t, f.Kills, prof.workerKills.min, "worker kills")
+	require.GreaterOrEqual(t, f.APIKills, prof.apiKills.min, "API kills")
+	require.GreaterOrEqual(t, f.PGRestarts, prof.pgRestarts.min, "PostgreSQL restarts")
+	require.GreaterOrEqual(t, f.TemporalRestarts, prof.temporalRestarts.min, "Temporal restarts")
+	require.GreaterOrEqual(t, f.ProviderBursts, prof.providerBursts.min, "provider fault bursts")
 }
 
-// startCluster starts Temporal on PostgreSQL, the stand-ins, one API and
-// three workers, each its own process, and stops them when the test ends.
+// startCluster starts Temporal on PostgreSQL, the stand-ins, two APIs
+// behind a round-robin proxy and three workers, each its own process and
+// every one reaching PostgreSQL through a proxy the run can restart, and
+// stops them when the test ends.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	dir := t.TempDir()
@@ -125,15 +140,28 @@ func startCluster(t *testing.T) *cluster {
 	if base == "" {
 		base = ledgertest.DefaultDatabaseURL
 	}
+	target, err := postgresHostPort(base)
+	require.NoError(t, err)
+	c.pg, err = startPGProxy(target)
+	require.NoError(t, err)
+	t.Cleanup(c.pg.close)
+
 	suffix := randomHex(6)
 	pg := devtemporal.Postgres{URL: base, Database: "temporal_chaos_" + suffix, VisibilityDatabase: "temporal_chaos_visibility_" + suffix, Shards: 4}
 	t.Cleanup(func() { require.NoError(t, devtemporal.DropPostgres(context.Background(), pg)) })
+	temporalURL, err := c.pg.dsn(pg.URL)
+	require.NoError(t, err)
 	port, err := devtemporal.FindFreePort()
 	require.NoError(t, err)
-	temporal, temporalAddr := startProc(t, dir, "temporal", c.bin, nil, "ready ", nil, "temporal", "-v",
-		"--database-url", pg.URL, "--database", pg.Database, "--visibility-database", pg.VisibilityDatabase,
-		"--shards", strconv.Itoa(pg.Shards), "--port", strconv.Itoa(port))
-	t.Cleanup(temporal.stop)
+	temporalAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	c.temporal, err = newSlot("temporal", func() (*proc, error) {
+		p, _, err := launch(t, dir, "temporal", c.bin, nil, "ready ", nil, "temporal", "-v",
+			"--database-url", temporalURL, "--database", pg.Database, "--visibility-database", pg.VisibilityDatabase,
+			"--shards", strconv.Itoa(pg.Shards), "--port", strconv.Itoa(port))
+		return p, err
+	})
+	require.NoError(t, err)
+	t.Cleanup(c.temporal.stop)
 
 	sv := newVars(standinVars - 1)
 	standins, twilioURL := startProc(t, dir, "standins", evalBin, nil, "TWILIO_BASE_URL=", sv.line, "standins")
@@ -155,14 +183,21 @@ func startCluster(t *testing.T) *cluster {
 	catalog := filepath.Join(dir, "catalog.yaml")
 	require.NoError(t, os.WriteFile(catalog, doc, 0o600))
 
-	// A fixed API address, so the restarted API is where clients and
-	// Twilio's delivery reports already point.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// Each API gets a fixed address, so a restarted one is where the proxy
+	// already points; the proxy's is where clients and Twilio's delivery
+	// reports point.
+	var apiAddrs [apis]string
+	for i := range apis {
+		apiAddrs[i] = freeAddr(t)
+	}
+	c.apiLB, err = startRRProxy(apiAddrs[:])
 	require.NoError(t, err)
-	c.apiAddr = ln.Addr().String()
-	require.NoError(t, ln.Close())
+	t.Cleanup(c.apiLB.close)
+	c.apiAddr = c.apiLB.addr
 
 	dsn, role := ledgertest.PostgresServiceDSN(t)
+	dsn, err = c.pg.dsn(dsn)
+	require.NoError(t, err)
 	c.env = []string{
 		"DATABASE_URL=" + dsn,
 		"MAESTRO_DATABASE_SERVICE_ROLE=" + role,
@@ -179,79 +214,57 @@ func startCluster(t *testing.T) *cluster {
 	}
 	sv.mu.Unlock()
 
-	c.api = c.start("api", "api", c.apiAddr)
+	for i := range apis {
+		c.apis[i] = c.start(fmt.Sprintf("api-%d", i), "api", apiAddrs[i])
+	}
 	for i := range workers {
 		c.workers[i] = c.start(fmt.Sprintf("worker-%d", i), "worker", "127.0.0.1:0")
 	}
 	t.Cleanup(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		maestro := append(c.workers[:], c.apis[:]...)
 		if t.Failed() {
-			keepLogs(t, filepath.Join("..", "..", "results", "chaos-logs"), append(c.workers[:], c.api, temporal, standins))
+			procs := []*proc{c.temporal.current(), standins}
+			for _, s := range maestro {
+				procs = append(procs, s.current())
+			}
+			keepLogs(t, filepath.Join("..", "..", "results", "chaos-logs"), procs)
 		}
-		for _, w := range c.workers {
-			w.stop()
+		for _, s := range maestro {
+			s.stop()
 		}
-		c.api.stop()
 	})
 	return c
 }
 
-func (c *cluster) start(name, role, addr string) *proc {
-	p, err := c.launch(name, role, addr)
+// start starts a maestro process in the role, serving on addr.
+func (c *cluster) start(name, role, addr string) *slot {
+	s, err := newSlot(name, func() (*proc, error) {
+		p, _, err := launch(c.t, c.dir, name, c.bin, append(c.env, "MAESTRO_HTTP_ADDR="+addr), "maestro is serving on ", nil, "--role", role)
+		return p, err
+	})
 	require.NoError(c.t, err)
-	return p
+	return s
 }
 
-func (c *cluster) launch(name, role, addr string) (*proc, error) {
-	p, _, err := launch(c.t, c.dir, name, c.bin, append(c.env, "MAESTRO_HTTP_ADDR="+addr), "maestro is serving on ", nil, "--role", role)
-	return p, err
-}
-
-// restart replaces *p, ended by end, with a new process; on failure it
-// reports the error and leaves the ended process in place.
-func (c *cluster) restart(p **proc, end func(*proc), name, role, addr string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	end(*p)
-	next, err := c.launch(name, role, addr)
+// postgresHostPort is the host:port of a postgres:// URL.
+func postgresHostPort(dsn string) (string, error) {
+	u, err := neturl.Parse(dsn)
 	if err != nil {
-		c.t.Errorf("restarting %s: %v", name, err)
-		return false
+		return "", fmt.Errorf("error parsing DATABASE_URL: %w", err)
 	}
-	*p = next
-	return true
+	port := u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
-// chaos kills a random worker with SIGKILL and restarts it, over and over,
-// until the calls are done and it has made prof.minKills kills; once a
-// third of the calls are done it restarts the API process. It returns the
-// number of kills.
-func (c *cluster) chaos(ctx context.Context, prof profile, done *atomic.Int64, total int, loadDone <-chan struct{}) int {
-	kills, apiRestarted := 0, false
-	for {
-		select {
-		case <-loadDone:
-			if kills >= prof.minKills {
-				return kills
-			}
-		case <-ctx.Done():
-			return kills
-		case <-time.After(prof.killEvery):
-		}
-		if !apiRestarted && done.Load() >= int64(total/3) {
-			apiRestarted = true
-			if !c.restart(&c.api, (*proc).stop, "api", "api", c.apiAddr) {
-				return kills
-			}
-			c.t.Logf("API restarted after %d calls", done.Load())
-		}
-		i := randomInt(workers)
-		if !c.restart(&c.workers[i], (*proc).kill, fmt.Sprintf("worker-%d", i), "worker", "127.0.0.1:0") {
-			return kills
-		}
-		kills++
-	}
+// freeAddr is a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 func randomHex(n int) string {

@@ -13,23 +13,55 @@ type profile struct {
 	name            string
 	sessions        int
 	callsPerSession int
-	// minKills is how many worker kills the run makes at least; it keeps
-	// killing after the calls are done until it has made them.
-	minKills int
-	// killEvery is the pause between a restarted worker serving and the
-	// next kill.
-	killEvery time.Duration
+	// The faults, each kind injected at its own pace, independently of
+	// the others, so that they sometimes overlap.
+	workerKills, apiKills, pgRestarts, temporalRestarts, providerBursts pace
 	// inFlight bounds the requests open at once.
 	inFlight int
 	// deadline bounds the whole run.
 	deadline time.Duration
 }
 
+// pace is how often a kind of fault is injected: after a pause of about
+// every (half of it more or less, at random) from the end of the last. The
+// run injects at least min, going on after the calls are done until it has.
+// Worker kills count workers, two for a round that kills a pair.
+type pace struct {
+	every time.Duration
+	min   int
+}
+
+// pairEvery makes every n-th round of worker kills kill two at once.
+const pairEvery = 4
+
 var profiles = map[string]profile{
-	"full": {name: "full", sessions: 100, callsPerSession: 20, minKills: 20, killEvery: 3 * time.Second, inFlight: 32, deadline: 28 * time.Minute},
-	// smoke checks the harness itself in a minute or two.
-	"smoke": {name: "smoke", sessions: 6, callsPerSession: 6, minKills: 2, killEvery: 3 * time.Second, inFlight: 6, deadline: 5 * time.Minute},
-	"ci":    {name: "ci", sessions: 30, callsPerSession: 10, minKills: 6, killEvery: 3 * time.Second, inFlight: 16, deadline: 15 * time.Minute},
+	"full": {
+		name: "full", sessions: 500, callsPerSession: 20, inFlight: 48, deadline: 40 * time.Minute,
+		workerKills:      pace{every: 2 * time.Second, min: 100},
+		apiKills:         pace{every: time.Minute, min: 5},
+		pgRestarts:       pace{every: 2 * time.Minute, min: 2},
+		temporalRestarts: pace{every: 150 * time.Second, min: 2},
+		// Every stand-in fails in each of its ways at least once.
+		providerBursts: pace{every: 20 * time.Second, min: 12},
+	},
+	// smoke checks the harness itself in a few minutes, every fault at
+	// least once, a pair of worker kills among them.
+	"smoke": {
+		name: "smoke", sessions: 8, callsPerSession: 8, inFlight: 8, deadline: 8 * time.Minute,
+		workerKills:      pace{every: 1500 * time.Millisecond, min: 3},
+		apiKills:         pace{every: 3 * time.Second, min: 1},
+		pgRestarts:       pace{every: 4 * time.Second, min: 1},
+		temporalRestarts: pace{every: 5 * time.Second, min: 1},
+		providerBursts:   pace{every: 2 * time.Second, min: 1},
+	},
+	"ci": {
+		name: "ci", sessions: 30, callsPerSession: 10, inFlight: 16, deadline: 15 * time.Minute,
+		workerKills:      pace{every: 3 * time.Second, min: 6},
+		apiKills:         pace{every: 10 * time.Second, min: 1},
+		pgRestarts:       pace{every: 15 * time.Second, min: 1},
+		temporalRestarts: pace{every: 20 * time.Second, min: 1},
+		providerBursts:   pace{every: 8 * time.Second, min: 1},
+	},
 }
 
 func chosenProfile() (profile, error) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -128,21 +129,25 @@ type decisions struct {
 
 // operate is the scripted operator: it decides every pending approval
 // until ctx ends, rejecting the refunds of the sessions the plan says to.
+// A decision whose answer was lost (its API process killed, say) is made
+// again; if the first had committed, the request reads as decided, and is
+// counted as the operator decided it.
 func operate(ctx context.Context, t *testing.T, ops *apiclient.Client) decisions {
 	d := decisions{approved: map[string]string{}, rejected: map[string]string{}, other: map[string]string{}}
+	unanswered := map[string]apitype.Approval{}
 	for ctx.Err() == nil {
 		list, err := ops.Approvals(ctx, "pending")
 		if err != nil && ctx.Err() == nil && !transient(err) {
 			t.Errorf("listing approvals: %v", err)
 		}
-		for _, a := range list.Approvals {
-			if _, ok := d.approved[a.ID]; ok {
-				continue
+		todo := list.Approvals
+		for _, a := range unanswered {
+			if !slices.ContainsFunc(todo, func(p apitype.Approval) bool { return p.ID == a.ID }) {
+				todo = append(todo, a)
 			}
-			if _, ok := d.rejected[a.ID]; ok {
-				continue
-			}
-			if _, ok := d.other[a.ID]; ok {
+		}
+		for _, a := range todo {
+			if d.decided(a.ID) {
 				continue
 			}
 			s, err := strconv.Atoi(strings.TrimPrefix(a.SessionID, "chaos-"))
@@ -150,24 +155,54 @@ func operate(ctx context.Context, t *testing.T, ops *apiclient.Client) decisions
 				t.Errorf("approval %s for unknown session %q", a.ID, a.SessionID)
 				continue
 			}
-			decide, into := ops.Approve, d.approved
+			decide, into, want := ops.Approve, d.approved, "approved"
 			switch {
 			case a.Tool != "issue_refund":
 				into = d.other
 			case rejected(s):
-				decide, into = ops.Reject, d.rejected
+				decide, into, want = ops.Reject, d.rejected, "rejected"
 			}
-			if _, err := decide(ctx, a.ID, "chaos operator"); err != nil {
+			_, err = decide(ctx, a.ID, "chaos operator")
+			if _, retried := unanswered[a.ID]; retried && apiclient.IsRefusal(err, mt.CodeApprovalClosed) {
+				err = decidedEarlier(ctx, ops, a.ID, want)
+			}
+			if err != nil {
 				if ctx.Err() == nil && !transient(err) {
 					t.Errorf("deciding %s: %v", a.ID, err)
 				}
+				if transient(err) {
+					unanswered[a.ID] = a
+				}
 				continue
 			}
+			delete(unanswered, a.ID)
 			into[a.ID] = a.InvocationID
 		}
 		_ = sleep(ctx, 200*time.Millisecond)
 	}
 	return d
+}
+
+func (d decisions) decided(id string) bool {
+	for _, m := range []map[string]string{d.approved, d.rejected, d.other} {
+		if _, ok := m[id]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// decidedEarlier checks that an approval the operator decided, without
+// hearing the answer, is in the status the decision gave it.
+func decidedEarlier(ctx context.Context, ops *apiclient.Client, id, want string) error {
+	a, err := ops.Approval(ctx, id)
+	if err != nil {
+		return err
+	}
+	if a.Status != want {
+		return fmt.Errorf("approval %s, decided %s without an answer, is %s", id, want, a.Status)
+	}
+	return nil
 }
 
 // terminalForTool is the state a call of the tool ends in when nothing

@@ -49,6 +49,17 @@ type figures struct {
 	RolledBack     int `json:"sessions_rolled_back"`
 	PostCall       int `json:"postcall_deliveries"`
 	AuditFindings  int `json:"audit_findings"`
+
+	// The faults beside Kills, the workers killed (two for a pair), and
+	// APIRestarts, one for each API kill.
+	KillPairs int `json:"worker_kill_pairs"`
+	// APIKills are SIGKILLs of an API process holding requests.
+	APIKills         int `json:"api_kills"`
+	PGRestarts       int `json:"pg_restarts"`
+	TemporalRestarts int `json:"temporal_restarts"`
+	ProviderBursts   int `json:"provider_bursts"`
+	// FaultSchedule is every fault injected, in the order they began.
+	FaultSchedule []faultEvent `json:"fault_schedule"`
 }
 
 func (f *figures) latencies(calls []*call) {
@@ -67,8 +78,9 @@ func (f *figures) latencies(calls []*call) {
 }
 
 func (f *figures) print() {
-	fmt.Printf("chaos (%s): %d calls from %d sessions in %.1fs; %d worker kills (SIGKILL), %d API restart\n",
-		f.Profile, f.Calls, f.Sessions, f.LoadSeconds, f.Kills, f.APIRestarts)
+	fmt.Printf("chaos (%s): %d calls from %d sessions in %.1fs\n", f.Profile, f.Calls, f.Sessions, f.LoadSeconds)
+	fmt.Printf("  faults: %d worker kills (SIGKILL; %d rounds two at once), %d API kills mid-request, %d PostgreSQL restarts, %d Temporal restarts, %d provider bursts\n",
+		f.Kills, f.KillPairs, f.APIKills, f.PGRestarts, f.TemporalRestarts, f.ProviderBursts)
 	for _, k := range sortedKeys(f.ByTool) {
 		fmt.Printf("  calls %-18s %5d\n", k, f.ByTool[k])
 	}
