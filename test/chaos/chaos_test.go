@@ -46,6 +46,8 @@ type cluster struct {
 	mu      sync.Mutex
 	api     *proc
 	workers [workers]*proc
+
+	faults providerFaults
 }
 
 func TestChaos(t *testing.T) {
@@ -55,6 +57,9 @@ func TestChaos(t *testing.T) {
 	defer cancel()
 	began := time.Now()
 	c := startCluster(t)
+	// Held requests are let go whatever ends the test, or they would hold
+	// the stand-ins' shutdown.
+	t.Cleanup(func() { _, _ = c.clearFaults(context.Background()) })
 	t.Logf("cluster up in %s", time.Since(began).Round(time.Millisecond))
 
 	httpc := &http.Client{
@@ -81,6 +86,7 @@ func TestChaos(t *testing.T) {
 	go func() { decided <- operate(operatorCtx, t, ops) }()
 
 	load := time.Now()
+	c.faults.began = load
 	sem := make(chan struct{}, prof.inFlight)
 	var wg sync.WaitGroup
 	for s, calls := range bySession {
@@ -96,6 +102,8 @@ func TestChaos(t *testing.T) {
 	elapsed := time.Since(load)
 	close(loadDone)
 	kills := <-chaosDone
+	faultsHit, err := c.clearFaults(ctx)
+	require.NoError(t, err)
 	stopOperator()
 	dec := <-decided
 	require.False(t, t.Failed(), "sessions failed")
@@ -107,6 +115,7 @@ func TestChaos(t *testing.T) {
 	f := verify(ctx, t, c, prof, ops, bySession, dec)
 	f.Profile, f.Calls, f.Sessions, f.Kills, f.APIRestarts = prof.name, len(all), prof.sessions, kills, 1
 	f.LoadSeconds = elapsed.Seconds()
+	f.Faults, f.FaultRequests = c.faultEvents(), faultsHit
 	f.latencies(all)
 	f.print()
 	require.NoError(t, f.write(filepath.Join("..", "..", "results", "chaos.json")))
@@ -229,7 +238,17 @@ func (c *cluster) restart(p **proc, end func(*proc), name, role, addr string) bo
 // number of kills.
 func (c *cluster) chaos(ctx context.Context, prof profile, done *atomic.Int64, total int, loadDone <-chan struct{}) int {
 	kills, apiRestarted := 0, false
+	burst, err := firstBurst()
+	if err != nil {
+		c.t.Error(err)
+		return kills
+	}
 	for {
+		select {
+		case <-loadDone:
+		default:
+			c.bursts(ctx, &burst)
+		}
 		select {
 		case <-loadDone:
 			if kills >= prof.minKills {
@@ -251,6 +270,18 @@ func (c *cluster) chaos(ctx context.Context, prof profile, done *atomic.Int64, t
 			return kills
 		}
 		kills++
+	}
+}
+
+// bursts makes every stand-in fail in the next way, one burst each.
+func (c *cluster) bursts(ctx context.Context, burst *int) {
+	for range burstTargets {
+		if ev, err := c.providerBurst(ctx, *burst); err != nil {
+			c.t.Errorf("provider burst: %v", err)
+		} else {
+			c.t.Logf("burst %d: %s at %s: %s", *burst, ev.Kind, ev.Target, ev.Detail)
+		}
+		*burst++
 	}
 }
 
