@@ -329,20 +329,34 @@ func (d *Server) openStore(ctx context.Context, deadline time.Time) error {
 		d.store = s
 		return err
 	}
-	// Only reaching PostgreSQL is bounded by the dependency deadline: the
-	// migrations and grants that follow take as long as they take.
-	err := d.waitFor(ctx, dependencyPostgres, "PostgreSQL at "+postgresHost(d.cfg.DatabaseURL), deadline, func(ctx context.Context) error {
+	// Reaching PostgreSQL is bounded by the dependency deadline; the
+	// migrations and grants that follow take as long as they take. A
+	// PostgreSQL that restarts under them loses their connection: both are
+	// safe to run again, and are, once it answers again, until a deadline
+	// as long; anything else they meet stops the start.
+	label := "PostgreSQL at " + postgresHost(d.cfg.DatabaseURL)
+	reach := func(ctx context.Context) error {
 		s, err := ledger.OpenPostgres(ctx, d.cfg.DatabaseURL)
 		if err != nil {
 			return err
 		}
 		return s.Close()
-	})
-	if err != nil {
+	}
+	if err := d.waitFor(ctx, dependencyPostgres, label, deadline, reach); err != nil {
 		return err
 	}
-	d.store, err = ledger.OpenPostgresService(ctx, d.cfg.DatabaseURL, d.cfg.DatabaseServiceRole)
-	return err
+	reopenBy := time.Now().Add(d.cfg.DependencyTimeout)
+	for {
+		var err error
+		d.store, err = ledger.OpenPostgresService(ctx, d.cfg.DatabaseURL, d.cfg.DatabaseServiceRole)
+		if !ledger.ConnectionLost(err) || time.Now().After(reopenBy) {
+			return err
+		}
+		d.cfg.Logger.Warn("lost PostgreSQL while opening the ledger; opening it again", "error", err)
+		if err := d.waitFor(ctx, dependencyPostgres, label, reopenBy, reach); err != nil {
+			return err
+		}
+	}
 }
 
 func (d *Server) dialTemporal(ctx context.Context, deadline time.Time) error {

@@ -30,17 +30,24 @@ func (c *cluster) chaos(ctx context.Context, prof profile, sched *schedule, done
 	}
 	var wg sync.WaitGroup
 	for _, l := range lanes {
-		wg.Go(func() { c.lane(ctx, l.pace, sched, done, loadDone, l.inject) })
+		wg.Go(func() { c.lane(ctx, l.pace, sched, done, prof.sessions*prof.callsPerSession, loadDone, l.inject) })
 	}
 	wg.Wait()
 }
 
-// lane injects faults of one kind at pace until the load is done and it
-// has injected pace.min, or ctx ends. A failed injection stops the lane
-// and fails the test.
-func (c *cluster) lane(ctx context.Context, p pace, sched *schedule, done *atomic.Int64, loadDone <-chan struct{}, f inject) {
+// tailShare is the share of the calls the run leaves to finish without
+// new faults, once each kind has been injected its minimum: the last calls
+// of a run are few and long (rollbacks, refunds waiting for a decision),
+// and a fault every few seconds would keep killing the same one.
+const tailShare = 0.1
+
+// lane injects faults of one kind at pace until it has injected pace.min
+// and the load is in its tail or done, or ctx ends. A failed injection
+// stops the lane and fails the test.
+func (c *cluster) lane(ctx context.Context, p pace, sched *schedule, done *atomic.Int64, total int, loadDone <-chan struct{}, f inject) {
 	pause := time.NewTimer(jitter(p.every))
 	defer pause.Stop()
+	inTail := func() bool { return float64(done.Load()) >= (1-tailShare)*float64(total) }
 	for count, round := 0, 0; ; round++ {
 		for waiting := true; waiting; {
 			select {
@@ -55,6 +62,9 @@ func (c *cluster) lane(ctx context.Context, p pace, sched *schedule, done *atomi
 				waiting = false
 			}
 		}
+		if count >= p.min && inTail() {
+			return
+		}
 		at, calls := time.Now(), done.Load()
 		e, err := f(ctx, round)
 		if err != nil {
@@ -67,7 +77,7 @@ func (c *cluster) lane(ctx context.Context, p pace, sched *schedule, done *atomi
 		if e.Kind == kindWorkerKillPair {
 			count++
 		}
-		if loadDone == nil && count >= p.min {
+		if count >= p.min && (loadDone == nil || inTail()) {
 			return
 		}
 		pause.Reset(jitter(p.every))

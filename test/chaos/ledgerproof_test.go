@@ -23,7 +23,9 @@ type approvalRecord struct {
 }
 
 // approvalRecords reads every approval request with its decisions, counted
-// from the append-only approval log, and its spent tokens.
+// from the append-only approval log, and its spent tokens. A rollback's
+// compensation asks for approval without an invocation of its own; its
+// request is keyed by its own operation key.
 func approvalRecords(ctx context.Context, dsn string) ([]approvalRecord, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -31,11 +33,11 @@ func approvalRecords(ctx context.Context, dsn string) ([]approvalRecord, error) 
 	}
 	defer conn.Close(ctx)
 	rows, err := conn.Query(ctx, `
-		SELECT r.id, i.operation_key, r.tool, r.status,
+		SELECT r.id, COALESCE(i.operation_key, r.operation_key), r.tool, r.status,
 			(SELECT count(*) FROM approval_events e WHERE e.approval_id = r.id
 				AND e.kind IN ('approved', 'rejected', 'modified', 'timed_out', 'auto_approved')),
 			(SELECT count(*) FROM approval_tokens t WHERE t.approval_id = r.id AND t.used_at IS NOT NULL)
-		FROM approval_requests r JOIN invocations i ON i.id = r.invocation_id`)
+		FROM approval_requests r LEFT JOIN invocations i ON i.id = r.invocation_id`)
 	if err != nil {
 		return nil, fmt.Errorf("error reading approval requests: %w", err)
 	}
@@ -69,7 +71,8 @@ func reconciliationQueue(ctx context.Context, ops *apiclient.Client) ([]apitype.
 }
 
 // queue is the reconciliation queue indexed the two ways the proof asks
-// it: held effects by operation key, held post-call work by session.
+// it: held effects by operation key, held post-call work (a held item, or
+// a delivery attempt held) by session.
 type queue struct {
 	effects  map[string]apitype.Reconciliation
 	postCall map[string]apitype.Reconciliation
@@ -84,6 +87,12 @@ func indexQueue(list []apitype.Reconciliation) queue {
 		}
 		if r.Status == string(mt.EffectNeedsReconciliation) {
 			q.effects[r.OperationKey] = r
+			// A post-call delivery's attempt held for a human holds the
+			// session's message with it.
+			if rest, ok := strings.CutPrefix(r.OperationKey, "postcall:"); ok {
+				session, _, _ := strings.Cut(rest, ":")
+				q.postCall[session] = r
+			}
 		}
 	}
 	return q

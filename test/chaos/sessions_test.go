@@ -18,9 +18,9 @@ import (
 	mt "github.com/maestro-run/maestro/maestrotype"
 )
 
-// retryFor bounds how long one request keeps being retried while the API
-// process restarts.
-const retryFor = 2 * time.Minute
+// retryFor bounds how long one request keeps being retried while API
+// processes, PostgreSQL and Temporal restart around it.
+const retryFor = 5 * time.Minute
 
 // runSession makes a session's calls in order, as an agent would, then
 // rolls the session back if the plan says so, then ends the call. Every
