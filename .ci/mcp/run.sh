@@ -93,7 +93,10 @@ log "worker built after $(($(date +%s) - started))s"
 http_port=$(free_ports 1)
 temporal_port=$(free_ports 4)
 url=http://127.0.0.1:$http_port
-"$work/worker" --dev --http-addr "127.0.0.1:$http_port" --temporal-port "$temporal_port" \
+# The ledger stays in the scratch data directory: a DATABASE_URL from the
+# environment would share a database with whatever else uses it, and the
+# agent's open-session cap counts every session there.
+env -u DATABASE_URL "$work/worker" --dev --http-addr "127.0.0.1:$http_port" --temporal-port "$temporal_port" \
   --data-dir "$work/data" --drain-timeout "${drain_timeout}s" >"$work/worker.log" 2>&1 &
 worker_pid=$!
 pids+=("$worker_pid")
