@@ -126,7 +126,7 @@ func ParseFlags(name string, args []string) (Config, error) {
 	fs.StringVar(&c.OutDir, "out", "results/bench",
 		"directory for bench.csv, latency.svg, histories.txt, goals.csv, goals.md and the profiles asked for")
 	fs.StringVar(&c.DatabaseURL, "database-url", "",
-		"PostgreSQL URL for maestro's ledger (default: SQLite in the data directory); with it the ledger's round trips per call are counted unless -count-ledger=false")
+		"PostgreSQL URL for maestro's ledger, in a fresh schema dropped afterwards (default: SQLite in the data directory); with it the ledger's round trips per call are counted unless -count-ledger=false")
 	fs.BoolVar(&countLedger, "count-ledger", true,
 		"with -database-url, relay the ledger's connections through a counter of round trips, statements and transactions (one loopback hop per round trip); false connects directly")
 	fs.StringVar(&c.TemporalDatabaseURL, "temporal-database-url", "",

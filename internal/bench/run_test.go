@@ -99,14 +99,14 @@ func TestRunWritesResults(t *testing.T) {
 }
 
 // TestRunOnPostgres runs maestro's ledger and Temporal on PostgreSQL:
-// the ledger's round trips are counted and Temporal's databases are gone
-// after the run.
+// the ledger's round trips are counted, and the ledger's schema and
+// Temporal's databases are gone after the run.
 func TestRunOnPostgres(t *testing.T) {
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
 		base = ledgertest.DefaultDatabaseURL
 	}
-	before := benchDatabases(t, base)
+	before := benchLeftovers(t, base)
 	dir := t.TempDir()
 	var out, progress bytes.Buffer
 	err := bench.Run(t.Context(), bench.Config{
@@ -123,7 +123,7 @@ func TestRunOnPostgres(t *testing.T) {
 	})
 	require.NoError(t, err, progress.String())
 	require.Contains(t, progress.String(), "Temporal on PostgreSQL with 2 history shards")
-	require.Equal(t, before, benchDatabases(t, base), "the run drops the databases it created")
+	require.Equal(t, before, benchLeftovers(t, base), "the run drops the schema and databases it created")
 
 	rows := readCSV(t, filepath.Join(dir, "bench.csv"))
 	require.Len(t, rows, 2)
@@ -137,13 +137,18 @@ func TestRunOnPostgres(t *testing.T) {
 	require.Contains(t, out.String(), "Ledger work per maestro call")
 }
 
-// benchDatabases lists the databases named like the bench's Temporal ones.
-func benchDatabases(t *testing.T, base string) []string {
+// benchLeftovers lists the databases and schemas named like the bench's
+// own.
+func benchLeftovers(t *testing.T, base string) []string {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), base)
 	require.NoError(t, err)
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(t.Context(), "SELECT datname FROM pg_database WHERE datname LIKE 'maestro\\_bench\\_%' ORDER BY datname")
+	rows, err := conn.Query(t.Context(), `
+		SELECT 'database ' || datname FROM pg_database WHERE datname LIKE 'maestro\_bench\_%'
+		UNION ALL
+		SELECT 'schema ' || nspname FROM pg_namespace WHERE nspname LIKE 'maestro\_bench\_%'
+		ORDER BY 1`)
 	require.NoError(t, err)
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)

@@ -45,6 +45,9 @@ type stack struct {
 	// temporalPG is the Temporal server on PostgreSQL; nil when maestro
 	// embeds its own on SQLite.
 	temporalPG *temporalOnPostgres
+	// ledgerSchema is the run's own schema on ledgerBase, dropped on stop;
+	// empty when the ledger is SQLite.
+	ledgerBase, ledgerSchema string
 }
 
 func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err error) {
@@ -91,14 +94,25 @@ func startStack(ctx context.Context, cfg Config, runID string) (s *stack, err er
 		return nil, fmt.Errorf("error writing the catalog: %w", err)
 	}
 	databaseURL := cfg.DatabaseURL
+	if databaseURL != "" {
+		// The run's ledger gets a schema of its own: the sessions it leaves
+		// open would otherwise count against the agent's caps for whatever
+		// else uses that database.
+		s.ledgerBase, s.ledgerSchema = cfg.DatabaseURL, "maestro_bench_"+runID
+		if databaseURL, err = ledger.SchemaCreate(ctx, s.ledgerBase, s.ledgerSchema); err != nil {
+			s.ledgerSchema = ""
+			return nil, err
+		}
+	}
 	if databaseURL != "" && !cfg.SkipLedgerCount {
-		if s.ledgerProxy, databaseURL, err = pgwire.Start(databaseURL); err != nil {
+		scoped := databaseURL
+		if s.ledgerProxy, databaseURL, err = pgwire.Start(scoped); err != nil {
 			if errors.Is(err, pgwire.ErrTLSRequired) {
 				err = fmt.Errorf("%w: pass -count-ledger=false", err)
 			}
 			return nil, err
 		}
-		if s.uncounted, err = ledger.OpenPostgres(ctx, cfg.DatabaseURL); err != nil {
+		if s.uncounted, err = ledger.OpenPostgres(ctx, scoped); err != nil {
 			return nil, err
 		}
 	}
@@ -177,6 +191,10 @@ func (s *stack) stop() error {
 	}
 	if s.temporalPG != nil {
 		errs = append(errs, s.temporalPG.stop())
+	}
+	if s.ledgerSchema != "" {
+		// The run's context may be cancelled by now; the schema must go.
+		errs = append(errs, ledger.SchemaDrop(context.Background(), s.ledgerBase, s.ledgerSchema))
 	}
 	if s.removeDir != "" {
 		errs = append(errs, os.RemoveAll(s.removeDir))

@@ -6,14 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
@@ -130,33 +126,23 @@ func benchPostgres(b *testing.B) ledger.Store {
 		base = ledgertest.DefaultDatabaseURL
 	}
 	ctx := b.Context()
-	conn, err := pgx.Connect(ctx, base)
+	schema := "mb_" + benchRandomHex(8)
+	dsn, err := ledger.SchemaCreate(ctx, base, schema)
 	if err != nil {
 		if os.Getenv("MAESTRO_SKIP_POSTGRES") == "1" {
 			b.Skipf("skipping: PostgreSQL unreachable and MAESTRO_SKIP_POSTGRES=1: %v", err)
 		}
-		b.Fatalf("error connecting to PostgreSQL (set DATABASE_URL, or MAESTRO_SKIP_POSTGRES=1 to skip): %v", err)
-	}
-	defer conn.Close(context.Background())
-	schema := "mb_" + benchRandomHex(8)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		b.Fatalf("error creating schema: %v", err)
+		b.Fatalf("%v (set DATABASE_URL, or MAESTRO_SKIP_POSTGRES=1 to skip)", err)
 	}
 	b.Cleanup(func() {
 		// b.Context is already canceled when cleanups run.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			b.Errorf("error connecting to drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			b.Errorf("error dropping schema %s: %v", schema, err)
+		if err := ledger.SchemaDrop(ctx, base, schema); err != nil {
+			b.Error(err)
 		}
 	})
-	s, err := ledger.OpenPostgres(ctx, benchSearchPath(b, base, schema))
+	s, err := ledger.OpenPostgres(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -174,22 +160,6 @@ func benchMigrated(b *testing.B, s ledger.Store) ledger.Store {
 		b.Fatal(err)
 	}
 	return s
-}
-
-// benchSearchPath points a connection string in either form pgx accepts at
-// schema.
-func benchSearchPath(b *testing.B, dsn, schema string) string {
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		return dsn + " search_path=" + schema
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		b.Fatalf("error parsing DATABASE_URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 func benchRandomHex(n int) string {

@@ -6,16 +6,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/maestro-run/maestro/internal/ledger"
@@ -105,51 +101,18 @@ func PostgresDSN(t *testing.T) string {
 		}
 		t.Fatalf("error connecting to PostgreSQL (set DATABASE_URL, or MAESTRO_SKIP_POSTGRES=1 to skip): %v", err)
 	}
-	defer conn.Close(context.Background())
+	require.NoError(t, conn.Close(ctx))
 
 	schema := "mt_" + randomHex(8)
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
+	dsn, err := ledger.SchemaCreate(ctx, base, schema)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		// t.Context is already canceled when cleanups run.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		require.NoError(t, err)
-		defer conn.Close(ctx)
-		// Dropping privileges granted to a role other schemas share can
-		// deadlock with a concurrent grant; PostgreSQL aborts one side, and
-		// the drop is simply tried again.
-		for attempt := 1; ; attempt++ {
-			_, err = conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			var pgErr *pgconn.PgError
-			if attempt < 5 && errors.As(err, &pgErr) && pgErr.Code == "40P01" {
-				continue
-			}
-			require.NoError(t, err)
-			return
-		}
+		require.NoError(t, ledger.SchemaDrop(ctx, base, schema))
 	})
-
-	dsn, err := withSearchPath(base, schema)
-	require.NoError(t, err)
 	return dsn
-}
-
-// withSearchPath adds search_path to a connection string in either of the
-// forms pgx accepts.
-func withSearchPath(dsn, schema string) (string, error) {
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		return dsn + " search_path=" + schema, nil
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", err
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
 }
 
 func randomHex(n int) string {
