@@ -1,8 +1,8 @@
 // Command worker runs maestro: the Temporal worker and the HTTP API, or one
 // of them (--role). With --dev it also embeds Temporal, a SQLite ledger and
 // provider stand-ins, so it needs no external services and no credentials.
-// "worker temporal" instead runs a Temporal server on PostgreSQL, to
-// rehearse production on one machine.
+// "worker temporal" instead runs a Temporal server on its own, on
+// PostgreSQL to rehearse production on one machine, or on SQLite.
 package main
 
 import (

@@ -85,10 +85,13 @@ func TestTemporalSubcommandRefusesBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no database":     {[]string{"temporal"}, "--database-url (or TEMPORAL_DATABASE_URL) is required"},
+		"no database":     {[]string{"temporal"}, "--database-url (or TEMPORAL_DATABASE_URL) or --data-dir is required"},
 		"stray argument":  {[]string{"temporal", "--database-url", "postgres://h/db", "now"}, "unexpected arguments: [now]"},
 		"bad shard count": {[]string{"temporal", "--database-url", "postgres://h/db", "--shards", "-1"}, "shards must be at least 1, got -1"},
 		"unknown flag":    {[]string{"temporal", "--shard", "2"}, "flag provided but not defined: -shard"},
+		"both stores": {[]string{"temporal", "--database-url", "postgres://h/db", "--data-dir", "d"},
+			"--data-dir and --database-url are exclusive"},
+		"bad port": {[]string{"temporal", "--data-dir", "d", "--port", "65534"}, "leaves no room for the 4 ports"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

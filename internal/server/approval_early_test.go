@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
-	temporallog "go.temporal.io/sdk/log"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
@@ -22,15 +20,7 @@ import (
 // given interceptors.
 func interceptedClient(t *testing.T, interceptors []interceptor.ClientInterceptor) client.Client {
 	t.Helper()
-	c, err := client.DialContext(t.Context(), testCodec.Apply(client.Options{
-		HostPort:     temporalServer.GetFrontendHostPort(),
-		Namespace:    temporalServer.GetDefaultNamespace(),
-		Logger:       temporallog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
-		Interceptors: interceptors,
-	}))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
+	return dialTemporal(t, testCodec.Apply(client.Options{Interceptors: interceptors}))
 }
 
 // heldStarts holds every start of one workflow type until released, as a

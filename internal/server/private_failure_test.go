@@ -38,7 +38,7 @@ func TestFailureMessagesAreEncrypted(t *testing.T) {
 	err = run.Get(t.Context(), nil)
 	require.ErrorContains(t, err, secret, "maestro's own client reads the message back")
 
-	hist := history(t.Context(), t, temporalServer.NewClientWithOptions(client.Options{}), run.GetID())
+	hist := history(t.Context(), t, dialTemporal(t, client.Options{}), run.GetID())
 	raw, err := proto.Marshal(hist)
 	require.NoError(t, err)
 	require.NotContains(t, string(raw), "broken boiler")

@@ -59,7 +59,7 @@ func TestHistoriesHoldNoCallDataInClear(t *testing.T) {
 	e.waitPostCall()
 
 	// A client as an outsider has it: no codec.
-	plain := temporalServer.NewClientWithOptions(client.Options{})
+	plain := dialTemporal(t, client.Options{})
 	ids := []string{
 		workflows.InvocationWorkflowID(e.key("sms")),
 		workflows.InvocationWorkflowID(e.key("lookup")),

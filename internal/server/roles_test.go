@@ -21,6 +21,7 @@ import (
 	"github.com/maestro-run/maestro/apitype"
 	"github.com/maestro-run/maestro/internal/codec"
 	"github.com/maestro-run/maestro/internal/codec/codectest"
+	"github.com/maestro-run/maestro/internal/devtemporal/devtemporaltest"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 	"github.com/maestro-run/maestro/internal/server"
@@ -67,8 +68,8 @@ func (dep *deployment) config(role server.Role) server.Config {
 		HTTPAddr:            "127.0.0.1:0",
 		DatabaseURL:         dep.dsn,
 		DatabaseServiceRole: dep.role,
-		TemporalAddress:     temporalServer.GetFrontendHostPort(),
-		Namespace:           temporalServer.GetDefaultNamespace(),
+		TemporalAddress:     temporalServer.HostPort(),
+		Namespace:           devtemporaltest.Namespace,
 		TaskQueue:           dep.queue,
 		CatalogPath:         dep.catalog,
 		Codec:               codec.Config{Keys: dep.codec},
@@ -95,7 +96,7 @@ func (dep *deployment) pollers() []string {
 	var out []string
 	for _, kind := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_WORKFLOW, enumspb.TASK_QUEUE_TYPE_ACTIVITY} {
 		resp, err := temporalClient.WorkflowService().DescribeTaskQueue(dep.t.Context(), &workflowservice.DescribeTaskQueueRequest{
-			Namespace:     temporalServer.GetDefaultNamespace(),
+			Namespace:     devtemporaltest.Namespace,
 			TaskQueue:     &taskqueuepb.TaskQueue{Name: dep.queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
 			TaskQueueType: kind,
 		})

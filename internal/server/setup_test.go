@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,13 +17,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
-	"go.temporal.io/server/temporaltest"
+	temporallog "go.temporal.io/sdk/log"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/internal/api"
 	"github.com/maestro-run/maestro/internal/callback"
 	"github.com/maestro-run/maestro/internal/codec"
 	"github.com/maestro-run/maestro/internal/connectors"
+	"github.com/maestro-run/maestro/internal/devtemporal/devtemporaltest"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 	"github.com/maestro-run/maestro/internal/outbox"
@@ -37,13 +39,13 @@ import (
 	"github.com/maestro-run/maestro/tools"
 )
 
-// temporalServer is one in-process Temporal server shared by the package's
-// tests; each test gets its own task queue, ledger schema, stand-ins and
-// operation keys, so tests stay independent and run in parallel.
+// temporalServer is one Temporal server shared by the package's tests, in
+// a process of its own; each test gets its own task queue, ledger schema,
+// stand-ins and operation keys, so tests stay independent and run in
+// parallel.
 var (
-	temporalServer *temporaltest.TestServer
-	// temporalClient is made once: the test server creates its default
-	// client lazily and without a lock.
+	temporalServer *devtemporaltest.Server
+	// temporalClient is the tests' client, made once.
 	temporalClient client.Client
 	// testCodec encrypts every payload of the tests' workflows, as
 	// maestro's codec does in production, under the public test fixture
@@ -61,11 +63,40 @@ func mustLoadCodec(cfg codec.Config) *codec.Codec {
 }
 
 func TestMain(m *testing.M) {
-	temporalServer = temporaltest.NewServer(temporaltest.WithBaseClientOptions(testCodec.Apply(client.Options{})))
-	temporalClient = temporalServer.GetDefaultClient()
+	var err error
+	if temporalServer, err = devtemporaltest.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if temporalClient, err = client.Dial(temporalOptions(testCodec.Apply(client.Options{}))); err != nil {
+		fmt.Fprintln(os.Stderr, errors.Join(err, temporalServer.Stop()))
+		os.Exit(1)
+	}
 	code := m.Run()
-	temporalServer.Stop()
+	temporalClient.Close()
+	if err := temporalServer.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	os.Exit(code)
+}
+
+// temporalOptions points opts at the tests' Temporal server.
+func temporalOptions(opts client.Options) client.Options {
+	opts.HostPort, opts.Namespace = temporalServer.HostPort(), devtemporaltest.Namespace
+	return opts
+}
+
+// dialTemporal is a Temporal client of the test's own, made with opts and
+// closed when the test ends.
+func dialTemporal(t *testing.T, opts client.Options) client.Client {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = temporallog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+	}
+	c, err := client.DialContext(t.Context(), temporalOptions(opts))
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
 }
 
 // env is one maestro wired to real Temporal, PostgreSQL and stand-ins.

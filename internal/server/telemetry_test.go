@@ -37,11 +37,9 @@ func withTelemetry(tel *telemetry.Telemetry) func(*options) {
 // telemetryClient dials the test server with tel's metrics and tracing.
 func telemetryClient(t *testing.T, tel *telemetry.Telemetry) client.Client {
 	t.Helper()
-	opts, err := tel.ClientOptions(testCodec.Apply(client.Options{
-		HostPort:  temporalServer.GetFrontendHostPort(),
-		Namespace: temporalServer.GetDefaultNamespace(),
-		Logger:    temporallog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
-	}))
+	opts, err := tel.ClientOptions(testCodec.Apply(temporalOptions(client.Options{
+		Logger: temporallog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
+	})))
 	require.NoError(t, err)
 	c, err := client.DialContext(t.Context(), opts)
 	require.NoError(t, err)

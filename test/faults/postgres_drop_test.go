@@ -13,10 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/server/temporaltest"
 
 	"github.com/maestro-run/maestro/apiclient"
 	"github.com/maestro-run/maestro/apitype"
+	"github.com/maestro-run/maestro/internal/devtemporal/devtemporaltest"
 	"github.com/maestro-run/maestro/internal/ledger"
 	"github.com/maestro-run/maestro/internal/ledger/ledgertest"
 	mt "github.com/maestro-run/maestro/maestrotype"
@@ -43,6 +43,10 @@ const (
 // the ones with a receipt in the ledger.
 func TestPostgresDropLosesNothing(t *testing.T) {
 	t.Parallel()
+	// Temporal starts, and its command builds, outside the test's budget.
+	ts, err := devtemporaltest.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, ts.Stop()) })
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -61,11 +65,12 @@ func TestPostgresDropLosesNothing(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = admin.Close(context.Background()) })
 
-	ts := temporaltest.NewServer(temporaltest.WithBaseClientOptions(testCodec.Apply(client.Options{})))
-	t.Cleanup(ts.Stop)
+	tc, err := client.DialContext(ctx, testCodec.Apply(client.Options{HostPort: ts.HostPort(), Namespace: devtemporaltest.Namespace}))
+	require.NoError(t, err)
+	t.Cleanup(tc.Close)
 	m := startMaestro(t, config{
 		store:           st,
-		temporal:        ts.GetDefaultClient(),
+		temporal:        tc,
 		providerTimeout: 5 * time.Second,
 		waitTimeout:     10 * time.Second,
 	})
