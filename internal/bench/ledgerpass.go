@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/maestro-run/maestro/internal/outbox"
 	"github.com/maestro-run/maestro/internal/pgwire"
 	"github.com/maestro-run/maestro/workflows"
 )
@@ -69,24 +70,10 @@ func (s *stack) countedCall(ctx context.Context, sc scenario, c call) error {
 	if err := s.temporal.GetWorkflow(ctx, workflows.InvocationWorkflowID(c.key), "").Get(ctx, nil); err != nil {
 		return fmt.Errorf("error waiting for %s's workflow: %w", c.key, err)
 	}
-	deadline := time.Now().Add(ownLedgerQuiet)
-	for {
-		due, err := s.uncounted.OutboxListDue(ctx, 1)
-		if err != nil {
-			return fmt.Errorf("error reading the outbox: %w", err)
-		}
-		if len(due) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the outbox still owes %s's signals after %s", c.key, ownLedgerQuiet)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
+	if err := outbox.AwaitDrained(ctx, s.uncounted, ownLedgerQuiet); err != nil {
+		return fmt.Errorf("error waiting for %s's signals: %w", c.key, err)
 	}
+	return nil
 }
 
 // medianPerCall is the median of each count over the calls.

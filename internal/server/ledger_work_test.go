@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/maestro-run/maestro/internal/outbox"
 	"github.com/maestro-run/maestro/internal/pgwire"
 	mt "github.com/maestro-run/maestro/maestrotype"
 	"github.com/maestro-run/maestro/workflows"
@@ -156,11 +157,7 @@ func (e *env) ledgerCall(r ledgerRoute, name string) pgwire.Counts {
 func (e *env) awaitLedgerQuiet(key, invocationID string) {
 	e.t.Helper()
 	require.NoError(e.t, e.temporal.GetWorkflow(e.ctx, workflows.InvocationWorkflowID(key), "").Get(e.ctx, nil))
-	require.Eventually(e.t, func() bool {
-		due, err := e.uncounted.OutboxListDue(e.ctx, 1)
-		require.NoError(e.t, err)
-		return len(due) == 0
-	}, 10*time.Second, 5*time.Millisecond, "the outbox delivers what the call queued")
+	require.NoError(e.t, outbox.AwaitDrained(e.ctx, e.uncounted, 10*time.Second), "the outbox delivers what the call queued")
 	if invocationID != "" {
 		resp, err := e.agent.Invocation(e.ctx, invocationID)
 		require.NoError(e.t, err)
