@@ -61,7 +61,8 @@ bin=$PWD/$here/node_modules/.bin
 log "installed in $(($(date +%s) - started))s; using Node $("$node22" --version)"
 
 # free_ports N: N consecutive loopback ports no one listens on (the
-# embedded Temporal server takes its frontend port and the next three).
+# embedded Temporal server takes its frontend port and the next three),
+# below Linux's ephemeral range, where outgoing connections take theirs.
 free_ports() {
   "$node22" -e '
     const net = require("net");
@@ -77,7 +78,7 @@ free_ports() {
     });
     (async () => {
       for (;;) {
-        const base = 20000 + Math.floor(Math.random() * 30000);
+        const base = 10000 + Math.floor(Math.random() * 22000);
         if (await tryBase(base)) { console.log(base); return; }
       }
     })();' "$1"

@@ -3,26 +3,66 @@ package devtemporal
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 )
 
 // FindFreePort returns a port on loopback that is free together with the
 // ports the server derives from it, for tests and side-by-side instances.
 // Another process may still take it before Start does.
+//
+// It picks below the kernel's ephemeral range: every outgoing connection
+// takes a local port from that range, so on a busy machine a run of four
+// ports found free there is often half taken by the time the server binds.
 func FindFreePort() (int, error) {
-	for range 20 {
-		l, err := net.Listen("tcp", net.JoinHostPort(loopback, "0"))
-		if err != nil {
-			return 0, err
-		}
-		base := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		if base+portsUsed-1 <= 65535 && portsFree(base+1, base+portsUsed-1) {
+	lo, hi := quietPorts()
+	for range 100 {
+		base := lo + rand.IntN(hi-lo-portsUsed)
+		if portsFree(base, base+portsUsed-1) {
 			return base, nil
 		}
 	}
 	return 0, errors.New("no run of free ports found")
+}
+
+// Default bounds of the ports FindFreePort picks from, below Linux's
+// default ephemeral range (32768–60999) and BSD's and macOS's (49152 up).
+const (
+	quietPortsLow  = 10000
+	quietPortsHigh = 32768
+	// minQuietPorts is the fewest ports worth picking from; with fewer the
+	// kernel's own choice is no worse.
+	minQuietPorts = 1000
+)
+
+// quietPorts is the range FindFreePort picks from: up to where the
+// kernel's ephemeral range starts, where it says so.
+func quietPorts() (lo, hi int) {
+	lo, hi = quietPortsLow, quietPortsHigh
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		return lo, hi
+	}
+	first, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return lo, hi
+	}
+	if first-lo >= minQuietPorts {
+		return lo, min(first, 65536)
+	}
+	// The ephemeral range starts too low to stay under; pick above it.
+	last, err := strconv.Atoi(fields[1])
+	if err == nil && 65536-(last+1) >= minQuietPorts {
+		return last + 1, 65536
+	}
+	return 1024, 65536
 }
 
 func portsFree(from, to int) bool {
