@@ -128,11 +128,14 @@ func benchPostgres(b *testing.B) ledger.Store {
 	ctx := b.Context()
 	schema := "mb_" + benchRandomHex(8)
 	dsn, err := ledger.SchemaCreate(ctx, base, schema)
-	if err != nil {
+	if ledgertest.Unreachable(err) {
 		if os.Getenv("MAESTRO_SKIP_POSTGRES") == "1" {
 			b.Skipf("skipping: PostgreSQL unreachable and MAESTRO_SKIP_POSTGRES=1: %v", err)
 		}
 		b.Fatalf("%v (set DATABASE_URL, or MAESTRO_SKIP_POSTGRES=1 to skip)", err)
+	}
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		// b.Context is already canceled when cleanups run.
